@@ -1,0 +1,35 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'node_modules/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: globals.node,
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-console': 'error',
+    },
+  },
+  {
+    // Express stays at the edge: routers and src/http only (STYLE.md).
+    files: ['src/**/*.ts'],
+    ignores: ['src/http/**', 'src/features/*/*-router.ts', 'src/app.ts', 'src/simulators/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: ['express'] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'eslint.config.js', 'vitest.config.ts'],
+    rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+);

@@ -1,0 +1,117 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { applyFault, FaultPlan } from './sim-faults.js';
+
+/** What a simulator saw of one request, for tests to assert on. */
+export interface RecordedRequest {
+  method: string;
+  /** The raw request target: path and query exactly as received. */
+  url: string;
+  pathname: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export type SimHandler = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  recorded: RecordedRequest,
+) => void | Promise<void>;
+
+export interface SimServer {
+  readonly server: Server;
+  readonly requests: RecordedRequest[];
+  readonly faults: FaultPlan;
+  /** Listens on 127.0.0.1 (port 0 by default) and resolves to the base origin. */
+  listen(port?: number, host?: string): Promise<string>;
+  /** The origin it listens on; throws before listen(). */
+  readonly origin: string;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Builds an HTTP server that records every request and applies switchable faults first. */
+export function createSimServer(handler: SimHandler): SimServer {
+  const requests: RecordedRequest[] = [];
+  const faults = new FaultPlan();
+  const sockets = new Set<Socket>();
+  let origin: string | undefined;
+
+  const server = createServer((req, res) => {
+    void handle(req, res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        res.writeHead(413).end();
+        return;
+      }
+      chunks.push(chunk);
+    }
+    const url = req.url ?? '/';
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      url,
+      pathname: url.split('?')[0] ?? '/',
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
+    requests.push(recorded);
+    try {
+      const fault = faults.take(recorded.pathname);
+      if (fault && (await applyFault(fault, req, res))) return;
+      await handler(req, res, recorded);
+    } catch {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'simulator failure' }));
+    }
+  }
+
+  return {
+    server,
+    requests,
+    faults,
+    get origin() {
+      if (origin === undefined) throw new Error('simulator is not listening');
+      return origin;
+    },
+    listen(port = 0, host = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          const address = server.address() as AddressInfo;
+          origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+          resolve(origin);
+        });
+      });
+    },
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Sends a JSON body with an exact Content-Length. */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = 'application/json',
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
