@@ -15,7 +15,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       'no-console': 'error',
     },
   },
@@ -24,7 +27,18 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/http/**', 'src/features/*/*-router.ts', 'src/app.ts', 'src/simulators/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: ['express'] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'express',
+              message: 'Express stays in routers and src/http.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
   {

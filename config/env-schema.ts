@@ -1,0 +1,97 @@
+import { z } from 'zod';
+
+/**
+ * The one list of environment variables (GATEWAY-CONTRACT.md section 1). Every added variable
+ * has a default; secrets have none. `.env.example` and the README table mirror this schema, and
+ * a test keeps them in step.
+ */
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+/** A base URL without credentials, query or fragment; its path prefix is kept. */
+const baseUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+  .transform((value) => new URL(value))
+  .refine((url) => url.username === '' && url.password === '', 'must not contain credentials')
+  .refine((url) => url.search === '' && url.hash === '', 'must not contain a query or fragment')
+  .transform((url) => url.href.replace(/\/+$/, ''));
+
+const redisUrl = z
+  .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+  .transform((value) => value);
+
+const origins = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
+  )
+  .pipe(
+    z.array(
+      z
+        .url({ protocol: /^https?$/, error: 'must list http(s) origins' })
+        .refine((origin) => new URL(origin).origin === origin, 'must list bare origins'),
+    ),
+  );
+
+export const EnvSchema = z
+  .object({
+    PORT: integer(0, 65_535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+
+    CHAT_BASE_URL: baseUrl,
+    CHAT_AUTH_MODE: z.enum(['session', 'service']).default('session'),
+    CHAT_EMAIL: z.email({ error: 'must be an email address' }).optional(),
+    CHAT_API_KEY: z.string().min(1).optional(),
+
+    SEARCH_BASE_URL: baseUrl,
+    SEARCH_CLIENT_TOKEN: z.string().min(1, 'must not be empty'),
+    SEARCH_MAX_K: integer(1, 100).default(10),
+    SEARCH_TIMEOUT_MS: integer(50, 60_000).default(5000),
+    SEARCH_CONNECT_TIMEOUT_MS: integer(10, 30_000).default(1000),
+    SEARCH_CACHE_TTL_SECONDS: integer(0, 86_400).default(60),
+    SEARCH_CACHE_STALE_SECONDS: integer(0, 86_400).default(300),
+    SEARCH_CACHE_STALE_IF_ERROR_SECONDS: integer(0, 86_400).default(3600),
+    /** Signs `next` cursors; unset means a random per-process key (cursors die with the process). */
+    CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+
+    REDIS_URL: redisUrl.optional(),
+    REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
+    REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
+    CACHE_MAX_ENTRIES: integer(1, 1_000_000).default(5000),
+
+    CORS_ORIGINS: origins.default([]),
+    BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
+    SHUTDOWN_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+  })
+  // `when` makes these run even when other variables failed, so one message names them all.
+  .refine((env) => env.CHAT_AUTH_MODE !== 'service' || env.CHAT_EMAIL !== undefined, {
+    path: ['CHAT_EMAIL'],
+    message: 'is required when CHAT_AUTH_MODE=service',
+    when: () => true,
+  })
+  .refine((env) => env.CHAT_AUTH_MODE !== 'service' || env.CHAT_API_KEY !== undefined, {
+    path: ['CHAT_API_KEY'],
+    message: 'is required when CHAT_AUTH_MODE=service',
+    when: () => true,
+  });
+
+export type Env = z.output<typeof EnvSchema>;
+
+/** Variables whose values must never be echoed, logged or returned. */
+export const SECRET_VARIABLES = [
+  'CHAT_API_KEY',
+  'SEARCH_CLIENT_TOKEN',
+  'CURSOR_SECRET',
+  'REDIS_URL',
+] as const;

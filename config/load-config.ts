@@ -1,0 +1,109 @@
+import { EnvSchema } from './env-schema.js';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: string;
+  readonly chat: {
+    readonly baseUrl: string;
+    readonly authMode: 'session' | 'service';
+    readonly email: string | undefined;
+    readonly apiKey: string | undefined;
+  };
+  readonly search: {
+    readonly baseUrl: string;
+    readonly clientToken: string;
+    readonly maxK: number;
+    readonly timeoutMs: number;
+    readonly connectTimeoutMs: number;
+    readonly cache: CacheWindows;
+    readonly cursorSecret: string | undefined;
+  };
+  readonly redis: {
+    readonly url: string | undefined;
+    readonly keyPrefix: string;
+    readonly commandTimeoutMs: number;
+  };
+  readonly cacheMaxEntries: number;
+  readonly corsOrigins: readonly string[];
+  readonly bodyLimitBytes: number;
+  readonly shutdownTimeoutMs: number;
+}
+
+/** How long an entry is fresh, then served stale while refreshing, then kept for errors only. */
+export interface CacheWindows {
+  readonly ttlSeconds: number;
+  readonly staleSeconds: number;
+  readonly staleIfErrorSeconds: number;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Reads the environment once. Empty strings count as unset (compose files and `.env` lines
+ * like `REDIS_URL=` mean "not configured"). Messages name variables, never their values.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      const message =
+        issue.code === 'invalid_type' && present[name] === undefined
+          ? 'is required'
+          : issue.message;
+      return `${name} ${message}`;
+    });
+    throw new ConfigError([...new Set(problems)]);
+  }
+  const e = parsed.data;
+  return deepFreeze({
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    chat: {
+      baseUrl: e.CHAT_BASE_URL,
+      authMode: e.CHAT_AUTH_MODE,
+      email: e.CHAT_EMAIL,
+      apiKey: e.CHAT_API_KEY,
+    },
+    search: {
+      baseUrl: e.SEARCH_BASE_URL,
+      clientToken: e.SEARCH_CLIENT_TOKEN,
+      maxK: e.SEARCH_MAX_K,
+      timeoutMs: e.SEARCH_TIMEOUT_MS,
+      connectTimeoutMs: e.SEARCH_CONNECT_TIMEOUT_MS,
+      cache: {
+        ttlSeconds: e.SEARCH_CACHE_TTL_SECONDS,
+        staleSeconds: e.SEARCH_CACHE_STALE_SECONDS,
+        staleIfErrorSeconds: e.SEARCH_CACHE_STALE_IF_ERROR_SECONDS,
+      },
+      cursorSecret: e.CURSOR_SECRET,
+    },
+    redis: {
+      url: e.REDIS_URL,
+      keyPrefix: e.REDIS_KEY_PREFIX,
+      commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+    },
+    cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    corsOrigins: e.CORS_ORIGINS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  });
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null) deepFreeze(child as object);
+  }
+  return Object.freeze(value);
+}

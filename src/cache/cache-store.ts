@@ -1,0 +1,14 @@
+import type { CacheEntry } from './cache-entry.js';
+
+/**
+ * Where entries live. Implementations never throw: a backend fault is a miss (get) or a
+ * dropped write (set), reported through the logger they were built with.
+ */
+export interface CacheStore {
+  readonly backend: 'redis' | 'memory';
+  get(key: string): Promise<CacheEntry | undefined>;
+  /** Keeps the entry until `entry.errorUntil`. */
+  set(key: string, entry: CacheEntry): Promise<void>;
+  /** For readiness: is the backend answering right now? */
+  health(): { status: 'ok' | 'degraded'; detail?: string };
+}

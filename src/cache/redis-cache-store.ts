@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
+import type { CacheStore } from './cache-store.js';
+
+export interface RedisCacheStoreOptions {
+  /** A client built by createRedisClient: fail-fast, no offline queue, key prefix applied. */
+  redis: Redis;
+  logger: Logger;
+  now?: () => number;
+}
+
+/**
+ * Redis-backed store shared by all gateway instances. Every fault (down, slow past the
+ * command timeout, corrupt value) is a miss with one warning; requests never fail on it.
+ */
+export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
+  const { redis, logger } = options;
+  const now = options.now ?? Date.now;
+  return {
+    backend: 'redis',
+    async get(key) {
+      let raw: string | null;
+      try {
+        raw = await redis.get(key);
+      } catch (error) {
+        logger.warn({ err: error, key }, 'cache read failed; treating as a miss');
+        return undefined;
+      }
+      if (raw === null) return undefined;
+      const entry = decodeEntry(raw);
+      if (entry === undefined)
+        logger.warn({ key }, 'corrupt cache entry ignored; treating as a miss');
+      return entry;
+    },
+    async set(key: string, entry: CacheEntry) {
+      const ttlMs = entry.errorUntil - now();
+      if (ttlMs <= 0) return;
+      try {
+        await redis.set(key, encodeEntry(entry), 'PX', ttlMs);
+      } catch (error) {
+        logger.warn({ err: error, key }, 'cache write failed; entry dropped');
+      }
+    },
+    health() {
+      return redis.status === 'ready'
+        ? { status: 'ok' }
+        : { status: 'degraded', detail: `redis ${redis.status}; serving without the shared cache` };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { AppError, isAppError, type ErrorCode, type FieldError } from './app-error.js';
+
+/** RFC 9457 problem details, extended with the contract's fields (section 3). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  source: AppError['source'];
+  requestId: string;
+  errors?: FieldError[];
+}
+
+/** The one table from error code to HTTP status and title. */
+const STATUS: Record<ErrorCode, [number, string]> = {
+  VALIDATION_FAILED: [400, 'Bad Request'],
+  MALFORMED_JSON: [400, 'Bad Request'],
+  INVALID_CURSOR: [400, 'Bad Request'],
+  BAD_REQUEST: [400, 'Bad Request'],
+  UNAUTHORIZED: [401, 'Unauthorized'],
+  FORBIDDEN: [403, 'Forbidden'],
+  NOT_FOUND: [404, 'Not Found'],
+  METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
+  NOT_ACCEPTABLE: [406, 'Not Acceptable'],
+  PAYLOAD_TOO_LARGE: [413, 'Content Too Large'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  RATE_LIMITED: [429, 'Too Many Requests'],
+  INTERNAL: [500, 'Internal Server Error'],
+  UPSTREAM_UNAVAILABLE: [502, 'Bad Gateway'],
+  UPSTREAM_BAD_RESPONSE: [502, 'Bad Gateway'],
+  UPSTREAM_ERROR: [502, 'Bad Gateway'],
+  UPSTREAM_AUTH_FAILED: [502, 'Bad Gateway'],
+  SERVICE_UNAVAILABLE: [503, 'Service Unavailable'],
+  UPSTREAM_TIMEOUT: [504, 'Gateway Timeout'],
+};
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code][0];
+}
+
+/** Problem type URIs are stable identifiers, one per code (RFC 9457 section 3.1.1). */
+function typeOf(code: ErrorCode): string {
+  return `urn:bff-gateway:problem:${code.toLowerCase().replaceAll('_', '-')}`;
+}
+
+/** Anything that is not an AppError is an internal fault whose details stay in the log. */
+export function toAppError(error: unknown): AppError {
+  if (isAppError(error)) return error;
+  return new AppError('INTERNAL', 'The gateway failed to handle this request.', { cause: error });
+}
+
+export function toProblem(error: AppError, requestId: string): Problem {
+  const [status, title] = STATUS[error.code];
+  return {
+    type: typeOf(error.code),
+    title,
+    status,
+    detail: error.message,
+    code: error.code,
+    source: error.source,
+    requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}

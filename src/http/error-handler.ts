@@ -1,0 +1,85 @@
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { AppError, isAppError } from '../errors/app-error.js';
+import { statusOf, toAppError, toProblem } from '../errors/to-problem.js';
+
+/** body-parser's errors carry a `type`; these are the client's mistakes, not ours. */
+function fromBodyParser(error: unknown): AppError | undefined {
+  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined;
+  switch ((error).type) {
+    case 'entity.too.large':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { cause: error });
+    case 'entity.parse.failed':
+      return new AppError('MALFORMED_JSON', 'The request body is not valid JSON.', {
+        cause: error,
+      });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.', {
+        cause: error,
+      });
+    case 'request.aborted':
+      return new AppError('BAD_REQUEST', 'The request body was not received in full.', {
+        cause: error,
+      });
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The one place that turns errors into responses (STYLE.md, rule 3). Also called by the
+ * redirect proxy, whose callbacks run outside Express's error chain.
+ */
+export function sendProblem(req: Request, res: Response, error: unknown): void {
+  const appError = isAppError(error) ? error : (fromBodyParser(error) ?? toAppError(error));
+  const status = statusOf(appError.code);
+  // pino-http logs `res.err` on the request's line: the real error, cause and all.
+  res.err = status >= 500 && appError.cause instanceof Error ? appError.cause : appError;
+  for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+  if (appError.retryAfterSeconds !== undefined) {
+    res.setHeader('Retry-After', String(appError.retryAfterSeconds));
+  }
+  res.setHeader('Cache-Control', 'no-store');
+  res
+    .status(status)
+    .type('application/problem+json')
+    .send(JSON.stringify(toProblem(appError, req.id)));
+}
+
+export function createErrorHandler(): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    if (res.headersSent) {
+      // Too late for an envelope; let Express end the socket so nothing half-sent looks complete.
+      next(error);
+      return;
+    }
+    sendProblem(req, res, error);
+  };
+}
+
+export function createNotFound(): RequestHandler {
+  return (req, _res, next) => {
+    next(new AppError('NOT_FOUND', `No route for ${req.method} ${req.path}.`));
+  };
+}
+
+/** For `.all()` after a route's methods: a known path with an unsupported method. */
+export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
+  return (req, _res, next) => {
+    next(
+      new AppError(
+        'METHOD_NOT_ALLOWED',
+        `${req.method} is not allowed here; use ${allowed.join(', ')}.`,
+        {
+          headers: { Allow: allowed.join(', ') },
+        },
+      ),
+    );
+  };
+}
+
+declare module 'http' {
+  interface ServerResponse {
+    err?: Error;
+  }
+}

@@ -1,0 +1,28 @@
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+
+/** Request logging on the injected root logger; one line per finished request. */
+export function createRequestLogger(logger: Logger) {
+  return pinoHttp({
+    logger,
+    genReqId: (req) => req.id,
+    // Keep lines small and free of headers that could carry credentials.
+    serializers: {
+      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url,
+        remoteAddress: req.remoteAddress,
+      }),
+      res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({
+        statusCode: res.statusCode,
+        cache: res.headers?.['x-cache'],
+      }),
+    },
+    customLogLevel: (_req, res, err) => {
+      if (err || res.statusCode >= 500) return 'error';
+      if (res.statusCode >= 400) return 'warn';
+      return 'info';
+    },
+  });
+}

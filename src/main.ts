@@ -1,0 +1,35 @@
+import { ConfigError, loadConfig } from '../config/load-config.js';
+import { createLogger } from './logging/create-logger.js';
+import { runGateway } from './run-gateway.js';
+
+/** Composition root: the only module that reads process.env. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78); // EX_CONFIG: a deployment mistake, not a crash.
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.logLevel });
+  const gateway = await runGateway(config, logger);
+  logger.info({ url: gateway.url }, 'gateway listening');
+
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'draining');
+    void gateway.stop().then((clean) => {
+      logger.info({ clean }, 'stopped');
+      process.exit(clean ? 0 : 1);
+    });
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}
+
+await main();

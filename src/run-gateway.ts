@@ -1,0 +1,74 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import type { CacheStore } from './cache/cache-store.js';
+import { createMemoryCacheStore } from './cache/memory-cache-store.js';
+import { createRedisCacheStore } from './cache/redis-cache-store.js';
+import { createRedisClient } from './cache/redis-client.js';
+import { createGateway } from './create-gateway.js';
+import { createUpstreamPool } from './upstreams/http/upstream-pool.js';
+
+export interface RunningGateway {
+  readonly server: Server;
+  /** `http://host:port` it listens on. */
+  readonly url: string;
+  /** Graceful stop: drain, finish in-flight requests, close pools and Redis. True if clean. */
+  stop(): Promise<boolean>;
+}
+
+/**
+ * Opens the gateway's sockets (Redis, upstream pools, the listener) for a validated config.
+ * Entry points (main.ts, demo.ts) call it; nothing else opens sockets.
+ */
+export async function runGateway(config: Config, logger: Logger): Promise<RunningGateway> {
+  let redis: Redis | undefined;
+  let store: CacheStore;
+  if (config.redis.url === undefined) {
+    logger.warn('REDIS_URL is not set: using the in-process cache; run a single instance only');
+    store = createMemoryCacheStore({ maxEntries: config.cacheMaxEntries });
+  } else {
+    redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
+    // A Redis that is down at start-up is a degraded cache, not a failed start.
+    redis.connect().catch(() => undefined);
+    store = createRedisCacheStore({ redis, logger });
+  }
+
+  const searchPool = createUpstreamPool({
+    origin: new URL(config.search.baseUrl).origin,
+    connectTimeoutMs: config.search.connectTimeoutMs,
+    deadlineMs: config.search.timeoutMs,
+  });
+  const gateway = createGateway({ config, logger, store, searchPool });
+
+  const server = createServer(gateway.app);
+  // Keep-alive sockets must outlive a load balancer's idle timeout (commonly 60 s).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  async function stop(): Promise<boolean> {
+    gateway.readiness.startDraining();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const clean = await Promise.race([
+      closed.then(async () => {
+        await gateway.loader.settled();
+        return true;
+      }),
+      new Promise<false>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs, false).unref()),
+    ]);
+    if (!clean) server.closeAllConnections();
+    await searchPool.close().catch(() => undefined);
+    if (redis) await redis.quit().catch(() => redis?.disconnect());
+    return clean;
+  }
+
+  return { server, url, stop };
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../config/load-config.js';
+
+const minimal = {
+  CHAT_BASE_URL: 'https://chat.example.test',
+  SEARCH_BASE_URL: 'https://search.example.test/svc/',
+  SEARCH_CLIENT_TOKEN: 'search-token-canary-1234567890',
+};
+
+function problemsOf(env: Record<string, string | undefined>): readonly string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('when only the required variables are set, then every default applies', () => {
+    const config = loadConfig(minimal);
+    expect(config.port).toBe(3000);
+    expect(config.chat.authMode).toBe('session');
+    expect(config.search.baseUrl).toBe('https://search.example.test/svc');
+    expect(config.search.maxK).toBe(10);
+    expect(config.redis.url).toBeUndefined();
+    expect(config.corsOrigins).toEqual([]);
+    expect(Object.isFrozen(config.search.cache)).toBe(true);
+  });
+
+  it('when several variables are bad, then one error names every one of them', () => {
+    const problems = problemsOf({
+      PORT: 'eighty',
+      SEARCH_BASE_URL: 'ftp://search.example.test',
+      CHAT_AUTH_MODE: 'service',
+      SEARCH_MAX_K: '101',
+      REDIS_URL: 'http://127.0.0.1:6379',
+      CORS_ORIGINS: 'https://app.example.test/path',
+    });
+    const named = problems.map((p) => p.split(' ')[0]);
+    expect(named).toEqual(
+      expect.arrayContaining([
+        'PORT',
+        'CHAT_BASE_URL',
+        'SEARCH_BASE_URL',
+        'SEARCH_CLIENT_TOKEN',
+        'CHAT_EMAIL',
+        'CHAT_API_KEY',
+        'SEARCH_MAX_K',
+        'REDIS_URL',
+        'CORS_ORIGINS',
+      ]),
+    );
+    expect(problems).toContain('SEARCH_CLIENT_TOKEN is required');
+    expect(problems).toContain('CHAT_API_KEY is required when CHAT_AUTH_MODE=service');
+  });
+
+  it('when a secret is malformed, then its value never appears in the message', () => {
+    const secret = 'rediss-canary-password';
+    const error = (() => {
+      try {
+        return loadConfig({
+          ...minimal,
+          REDIS_URL: `not a url ${secret}`,
+          CURSOR_SECRET: 'short-canary',
+        });
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).not.toContain(secret);
+    expect((error as Error).message).not.toContain('short-canary');
+  });
+
+  it('when a base URL carries credentials or a query, then it is refused', () => {
+    expect(problemsOf({ ...minimal, SEARCH_BASE_URL: 'https://u:p@search.example.test' })).toEqual([
+      'SEARCH_BASE_URL must not contain credentials',
+    ]);
+    expect(problemsOf({ ...minimal, CHAT_BASE_URL: 'https://chat.example.test/?x=1' })).toEqual([
+      'CHAT_BASE_URL must not contain a query or fragment',
+    ]);
+  });
+
+  it('when a variable is an empty string, then it counts as unset', () => {
+    expect(loadConfig({ ...minimal, REDIS_URL: '', PORT: '' }).port).toBe(3000);
+  });
+
+  it('when CORS_ORIGINS lists origins, then they are parsed and trimmed', () => {
+    const config = loadConfig({
+      ...minimal,
+      CORS_ORIGINS: 'https://a.example.test, http://localhost:5173',
+    });
+    expect(config.corsOrigins).toEqual(['https://a.example.test', 'http://localhost:5173']);
+  });
+});
