@@ -1,8 +1,4 @@
-import {
-  isAggregateOffer,
-  type Offer,
-  type Product,
-} from '../../upstreams/search/search-schemas.js';
+import { isAggregateOffer, type Product } from '../../upstreams/search/search-schemas.js';
 
 type Rewrite = (url: string) => string;
 
