@@ -27,8 +27,8 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use(createRequestId());
   app.use(createRequestLogger(deps.logger));
-  app.use(createHealthRouter(deps.readiness));
   app.use(createSecurity({ corsOrigins: deps.corsOrigins }));
+  app.use(createHealthRouter(deps.readiness));
   app.use(createBodyParsing(deps.bodyLimitBytes));
   for (const [path, router] of Object.entries(deps.routers)) app.use(path, router);
   app.use(createNotFound());

@@ -47,8 +47,9 @@ function isUpstreamFailure(error: unknown): boolean {
 export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const { store, logger } = options;
   const now = options.now ?? Date.now;
-  // One load per key on this instance; the entry leaves only after the store holds the result,
-  // so a request arriving in between finds one or the other.
+  // One load per key on this instance. A key leaves the map only after the store holds the
+  // result, and one Redis connection answers in order, so a request whose read missed finds
+  // either the running load or the stored entry, never neither.
   const inflight = new Map<string, Promise<Representation>>();
 
   function loadOnce(key: string, windows: CacheWindows, load: () => Promise<Representation>) {
@@ -80,9 +81,6 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
 
   return {
     async get(key, windows, load) {
-      const running = inflight.get(key);
-      if (running) return { ...(await running), cacheStatus: 'MISS' };
-
       const entry = await store.get(key);
       const t = now();
       if (entry && t < entry.freshUntil) return fromEntry(entry, 'HIT');

@@ -62,7 +62,8 @@ export async function applyFault(
   switch (fault.kind) {
     case 'delay':
       await sleep(fault.ms);
-      return req.destroyed || res.destroyed;
+      // The request stream is already consumed (and auto-destroyed); the socket says if the client left.
+      return req.socket.destroyed;
     case 'status':
       res.writeHead(fault.status, {
         'content-type': 'application/json',

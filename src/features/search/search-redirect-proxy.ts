@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
-import { createProxyMiddleware } from 'http-proxy-middleware';
+import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import { AppError } from '../../errors/app-error.js';
 import { sendProblem } from '../../http/error-handler.js';
 import { retryAfterSeconds } from '../../upstreams/http/send-upstream.js';
@@ -25,20 +25,23 @@ export function createSearchRedirectProxy(options: RedirectProxyOptions): Reques
   const base = new URL(options.searchBaseUrl);
   const endpointPath = `${base.pathname.replace(/\/$/, '')}/v1/url`;
 
-  return createProxyMiddleware<Request, Response>({
+  const proxy = createProxyMiddleware({
     target: base.origin,
     changeOrigin: true,
-    // toProxy keeps req.url verbatim; the default would pass it through url.parse(), which
-    // re-escapes some bytes.
+    // toProxy: http-proxy sends the rewritten path as is instead of re-parsing it with the
+    // deprecated url.parse(); the test of this route checks the bytes on the wire.
     toProxy: true,
     pathRewrite: (_path, req) => {
-      const raw = req.originalUrl;
+      const raw = (req as Request).originalUrl;
       const question = raw.indexOf('?');
       return `${endpointPath}${question < 0 ? '' : raw.slice(question)}`;
     },
     followRedirects: false,
     selfHandleResponse: true,
+    // The default plugins log through console and answer errors in plain text; the `on`
+    // handlers below (registered by proxyEventsPlugin) answer in the envelope instead.
     ejectPlugins: true,
+    plugins: [proxyEventsPlugin],
     on: {
       proxyReq(proxyReq, req) {
         for (const name of proxyReq.getHeaderNames()) {
@@ -55,7 +58,11 @@ export function createSearchRedirectProxy(options: RedirectProxyOptions): Reques
           res.writeHead(status, { Location: location, 'Cache-Control': 'no-store' }).end();
           return;
         }
-        sendProblem(req, res, redirectError(status, proxyRes.headers['retry-after']));
+        sendProblem(
+          req as Request,
+          res as Response,
+          redirectError(status, proxyRes.headers['retry-after']),
+        );
       },
       error(error, req, res) {
         const response = res as ServerResponse<IncomingMessage>;
@@ -73,10 +80,11 @@ export function createSearchRedirectProxy(options: RedirectProxyOptions): Reques
                 source: 'search',
                 cause: error,
               });
-        sendProblem(req, response as Response, appError);
+        sendProblem(req as Request, response as Response, appError);
       },
     },
   });
+  return proxy;
 }
 
 function redirectError(status: number, retryAfter: string | undefined): AppError {
