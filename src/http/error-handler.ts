@@ -5,7 +5,7 @@ import { statusOf, toAppError, toProblem } from '../errors/to-problem.js';
 /** body-parser's errors carry a `type`; these are the client's mistakes, not ours. */
 function fromBodyParser(error: unknown): AppError | undefined {
   if (typeof error !== 'object' || error === null || !('type' in error)) return undefined;
-  switch ((error).type) {
+  switch (error.type) {
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { cause: error });
     case 'entity.parse.failed':
