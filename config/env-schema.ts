@@ -53,6 +53,11 @@ export const EnvSchema = z
     CHAT_AUTH_MODE: z.enum(['session', 'service']).default('session'),
     CHAT_EMAIL: z.email({ error: 'must be an email address' }).optional(),
     CHAT_API_KEY: z.string().min(1).optional(),
+    CHAT_TIMEOUT_MS: integer(50, 60_000).default(5000),
+    CHAT_CONNECT_TIMEOUT_MS: integer(10, 30_000).default(1000),
+    CHANNEL_FOLDERS_CACHE_TTL_SECONDS: integer(0, 86_400).default(60),
+    CHANNEL_FOLDERS_CACHE_STALE_SECONDS: integer(0, 86_400).default(300),
+    CHANNEL_FOLDERS_CACHE_STALE_IF_ERROR_SECONDS: integer(0, 86_400).default(3600),
 
     SEARCH_BASE_URL: baseUrl,
     SEARCH_CLIENT_TOKEN: z.string().min(1, 'must not be empty'),
@@ -87,6 +92,9 @@ export const EnvSchema = z
   });
 
 export type Env = z.output<typeof EnvSchema>;
+
+/** Every variable name, for the docs-in-step test and the container checks. */
+export const ENV_VARIABLES = Object.keys(EnvSchema.shape) as (keyof Env)[];
 
 /** Variables whose values must never be echoed, logged or returned. */
 export const SECRET_VARIABLES = [

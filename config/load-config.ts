@@ -9,6 +9,9 @@ export interface Config {
     readonly authMode: 'session' | 'service';
     readonly email: string | undefined;
     readonly apiKey: string | undefined;
+    readonly timeoutMs: number;
+    readonly connectTimeoutMs: number;
+    readonly channelFoldersCache: CacheWindows;
   };
   readonly search: {
     readonly baseUrl: string;
@@ -75,6 +78,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       authMode: e.CHAT_AUTH_MODE,
       email: e.CHAT_EMAIL,
       apiKey: e.CHAT_API_KEY,
+      timeoutMs: e.CHAT_TIMEOUT_MS,
+      connectTimeoutMs: e.CHAT_CONNECT_TIMEOUT_MS,
+      channelFoldersCache: {
+        ttlSeconds: e.CHANNEL_FOLDERS_CACHE_TTL_SECONDS,
+        staleSeconds: e.CHANNEL_FOLDERS_CACHE_STALE_SECONDS,
+        staleIfErrorSeconds: e.CHANNEL_FOLDERS_CACHE_STALE_IF_ERROR_SECONDS,
+      },
     },
     search: {
       baseUrl: e.SEARCH_BASE_URL,

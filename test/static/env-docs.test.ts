@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ENV_VARIABLES } from '../../config/env-schema.js';
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+describe('configuration documentation', () => {
+  const schema = [...ENV_VARIABLES].sort();
+
+  it('when .env.example is read, then it lists exactly the schema variables', () => {
+    const listed = [...read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map(
+      (m) => m[1]!,
+    );
+    expect([...new Set(listed)].sort()).toEqual(schema);
+  });
+
+  it("when the README's configuration table is read, then it lists exactly the schema variables", () => {
+    const readme = read('README.md');
+    const section = readme.slice(
+      readme.indexOf('## Configuration'),
+      readme.indexOf('\n## ', readme.indexOf('## Configuration') + 5),
+    );
+    const listed = [...section.matchAll(/^\| `([A-Z][A-Z0-9_]*)` +\|/gm)].map((m) => m[1]!);
+    expect([...new Set(listed)].sort()).toEqual(schema);
+  });
+
+  it('when .env.example is loaded as the environment, then it is a valid configuration apart from its blank secret', async () => {
+    const { loadConfig, ConfigError } = await import('../../config/load-config.js');
+    const env = Object.fromEntries(
+      [...read('.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig({ ...env, SEARCH_CLIENT_TOKEN: 'x' })).not.toThrow();
+  });
+});
