@@ -1,0 +1,30 @@
+# Gateway image. Both stages use one base, pinned by tag: Node 22 LTS (Node 20 is end-of-life;
+# package.json's engines allow both). test/static/container.test.ts checks this file.
+
+# --- build: compile TypeScript to dist/ ---------------------------------------------------
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# The lockfile first, so the dependency layer is reused until it changes.
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY config ./config
+COPY src ./src
+RUN npm run build
+
+# --- runtime: production dependencies and the compiled output only ------------------------
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# No --chown: the code stays owned by root, so the process that runs it cannot rewrite it.
+COPY --from=build /app/dist ./dist
+USER node
+EXPOSE 3000
+# Liveness via /healthz (GATEWAY-CONTRACT.md section 2) with Node's own fetch: the slim image has
+# no curl. PORT follows the gateway's own default.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(3000) }).then((res) => process.exit(res.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form: node is PID 1 and receives SIGTERM itself, which starts the graceful drain.
+CMD ["node", "dist/src/main.js"]

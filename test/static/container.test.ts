@@ -1,0 +1,338 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer, type RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Ajv, type AnySchemaObject } from 'ajv';
+import {
+  Add,
+  Arg,
+  Cmd,
+  Copy,
+  DockerfileParser,
+  Entrypoint,
+  Env,
+  Healthcheck,
+  User,
+  type Instruction,
+} from 'dockerfile-ast';
+import { validate as lintDockerfile } from 'dockerfile-utils';
+import { parse as parseYaml } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import type { ZodType } from 'zod';
+import { EnvSchema } from '../../config/env-schema.js';
+
+/**
+ * Static checks of the container files: no Docker engine runs here, so the compose file is
+ * validated against the Compose Specification schema (compose-spec.json, see README.md beside
+ * this file) and the Dockerfile is linted and read as an AST. Only the image's healthcheck
+ * command is run for real, against local servers on port 0.
+ */
+
+const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+
+// --- docker-compose.yml ----------------------------------------------------------------------
+
+interface ComposeService {
+  build?: string | { context?: string };
+  image?: string;
+  command?: string | string[];
+  env_file?: string | (string | { path: string })[];
+  environment?: Record<string, string | number | boolean | null> | string[];
+  ports?: (string | number | { target: number | string })[];
+  depends_on?: string[] | Record<string, { condition: string }>;
+  restart?: string;
+  healthcheck?: { test?: string | string[]; disable?: boolean };
+  stop_grace_period?: string;
+  read_only?: boolean;
+  cap_drop?: string[];
+  security_opt?: string[];
+}
+
+const composeText = read('docker-compose.yml');
+// Schema-checked in the first test; the interface covers only the fields asserted below.
+const compose = parseYaml(composeText) as { services: Record<string, ComposeService> };
+const gateway = compose.services.gateway!;
+const redis = compose.services.redis!;
+
+function compileComposeSchema() {
+  const schema = JSON.parse(read('test/static/compose-spec.json')) as AnySchemaObject;
+  // strictTypes off: the spec relies on unions (["string", "number"]) and on keywords that apply
+  // only when the value is an object; unknown keywords still fail the compile (strictSchema).
+  const ajv = new Ajv({ allErrors: true, strictTypes: false });
+  // The spec names its meta-schema by the https spelling of draft-07's id; ajv knows the http one.
+  const draft07 = ajv.getSchema('http://json-schema.org/draft-07/schema')!.schema as object;
+  ajv.addMetaSchema({ ...draft07, $id: 'https://json-schema.org/draft-07/schema' });
+  return ajv.compile(schema);
+}
+const validateCompose = compileComposeSchema();
+
+/** A service's `environment` as name → value, whichever of the two forms the file uses. */
+function environmentOf(service: ComposeService): Map<string, string | undefined> {
+  const env = service.environment ?? {};
+  if (Array.isArray(env)) {
+    return new Map(
+      env.map((entry) => {
+        const at = entry.indexOf('=');
+        return at === -1 ? [entry, undefined] : [entry.slice(0, at), entry.slice(at + 1)];
+      }),
+    );
+  }
+  return new Map(Object.entries(env).map(([name, value]) => [name, value?.toString()]));
+}
+
+/** A compose duration (`1m30s`, `20s`) in seconds. */
+function durationSeconds(value: string): number {
+  const units: Record<string, number> = { h: 3600, m: 60, s: 1, ms: 1e-3, us: 1e-6, ns: 1e-9 };
+  const parts = [...value.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|ns)/g)];
+  expect(parts.map((part) => part[0]).join('')).toBe(value);
+  return parts.reduce((sum, [, amount, unit]) => sum + Number(amount) * units[unit!]!, 0);
+}
+
+/** The default of an env-schema variable, as the gateway would read it with the variable unset. */
+const envDefault = (name: 'PORT' | 'SHUTDOWN_TIMEOUT_MS') => EnvSchema.shape[name].parse(undefined);
+
+describe('docker-compose.yml', () => {
+  it('when it is validated against the Compose Specification schema, then it has no errors', () => {
+    expect(validateCompose(compose), JSON.stringify(validateCompose.errors)).toBe(true);
+    expect(compose).not.toHaveProperty('version');
+  });
+
+  it('when a service misspells a depends_on condition, then the schema rejects it', () => {
+    const broken = {
+      services: { a: { image: 'x', depends_on: { b: { condition: 'service_heathy' } } } },
+    };
+    expect(validateCompose(broken)).toBe(false);
+  });
+
+  it('when redis is defined, then it is a tag-pinned image with a ping healthcheck, no persistence and no published port', () => {
+    expect(redis.image).toMatch(/^redis:7(\.\d+)*-alpine$/);
+    expect([redis.healthcheck?.test].flat().join(' ')).toMatch(/\bredis-cli\b.*\bping\b/);
+    const command = [redis.command].flat();
+    expect(command.join(' ')).toMatch(/--appendonly no\b/);
+    expect(command[command.indexOf('--save') + 1]).toBe('');
+    expect(redis.ports).toBeUndefined();
+  });
+
+  it('when the gateway starts, then it is built here, reads .env, waits for a healthy redis and restarts', () => {
+    expect(gateway.build === '.' || (gateway.build as { context?: string }).context === '.').toBe(
+      true,
+    );
+    expect([gateway.env_file].flat()).toEqual(['.env']);
+    expect(gateway.depends_on).toEqual({ redis: { condition: 'service_healthy' } });
+    expect(gateway.restart).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
+  });
+
+  it('when the gateway gets REDIS_URL, then it points at the redis service', () => {
+    const url = environmentOf(gateway).get('REDIS_URL');
+    expect(url).toBe('redis://redis:6379/0');
+    expect(Object.keys(compose.services)).toContain(new URL(url!).hostname);
+  });
+
+  it('when the compose file sets gateway variables, then each is an env-schema variable with a valid value', () => {
+    const fields: Record<string, ZodType> = EnvSchema.shape;
+    const environment = [...environmentOf(gateway)];
+    expect(environment.length).toBeGreaterThan(0);
+    for (const [name, value] of environment) {
+      expect(Object.keys(fields), name).toContain(name);
+      expect(fields[name]!.safeParse(value).success, `${name}=${value}`).toBe(true);
+    }
+  });
+
+  it("when the gateway is health-checked, then it inherits the image's probe and publishes the exposed port", () => {
+    expect(gateway.healthcheck?.test).toBeUndefined();
+    expect(gateway.healthcheck?.disable).not.toBe(true);
+    const targets = (gateway.ports ?? []).map((port) =>
+      typeof port === 'object' ? String(port.target) : String(port).split(':').at(-1),
+    );
+    expect(targets).toEqual([String(envDefault('PORT'))]);
+    expect(environmentOf(gateway).get('PORT') ?? String(envDefault('PORT'))).toBe(targets[0]);
+  });
+
+  it('when the gateway is stopped, then its grace period outlasts the default drain timeout', () => {
+    const drainSeconds = envDefault('SHUTDOWN_TIMEOUT_MS') / 1000;
+    expect(durationSeconds(gateway.stop_grace_period ?? '10s')).toBeGreaterThan(drainSeconds);
+  });
+
+  it('when the gateway runs, then its root filesystem is read-only and it holds no capabilities', () => {
+    expect(gateway.read_only).toBe(true);
+    expect(gateway.cap_drop).toEqual(['ALL']);
+    expect(gateway.security_opt).toContain('no-new-privileges:true');
+  });
+});
+
+// --- Dockerfile ------------------------------------------------------------------------------
+
+const dockerfileText = read('Dockerfile');
+const dockerfile = DockerfileParser.parse(dockerfileText);
+
+/** Instructions grouped by build stage; instructions before the first FROM are left out. */
+const stages = dockerfile.getInstructions().reduce<Instruction[][]>((all, instruction) => {
+  if (instruction.getKeyword() === 'FROM') all.push([]);
+  all.at(-1)?.push(instruction);
+  return all;
+}, []);
+const finalStage = stages.at(-1) ?? [];
+const ofKeyword = (stage: Instruction[], keyword: string) =>
+  stage.filter((instruction) => instruction.getKeyword() === keyword);
+/** A COPY's `--from` (dockerfile-ast's getFromFlag() is null when COPY has other flags too). */
+const fromFlagOf = (copy: Copy) =>
+  copy
+    .getFlags()
+    .find((flag) => flag.getName() === 'from')
+    ?.getValue();
+const indexWhere = (stage: Instruction[], keyword: string, pattern: RegExp) =>
+  stage.findIndex(
+    (instruction) =>
+      instruction.getKeyword() === keyword && pattern.test(instruction.getArgumentsContent() ?? ''),
+  );
+
+/** The argv of the final stage's HEALTHCHECK, which must be in exec form. */
+function healthcheckCommand(): string[] {
+  const [healthcheck] = finalStage.filter((instruction) => instruction instanceof Healthcheck);
+  const exec = /\bCMD\s+(\[[\s\S]*\])\s*$/.exec(healthcheck?.getArgumentsContent() ?? '');
+  expect(exec, 'HEALTHCHECK CMD in exec form').not.toBeNull();
+  return JSON.parse(exec![1]!) as string[];
+}
+
+/** Runs the image's healthcheck command with PORT set; resolves to its exit code. */
+async function runHealthcheck(port: number): Promise<number | null> {
+  const [command, ...args] = healthcheckCommand();
+  expect(command).toBe('node');
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return code;
+}
+
+async function withServer<T>(handler: RequestListener, run: (port: number) => Promise<T>) {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await run((server.address() as AddressInfo).port);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+describe('Dockerfile', () => {
+  it('when dockerfile-utils lints it, then it reports no error or warning', () => {
+    // LSP severities: 1 error, 2 warning; none given means the client decides, so count it.
+    const problems = lintDockerfile(dockerfileText).filter((d) => (d.severity ?? 1) <= 2);
+    expect(problems).toEqual([]);
+  });
+
+  it('when a Dockerfile has a bad HEALTHCHECK duration, then dockerfile-utils reports it', () => {
+    const broken = 'FROM node:22-bookworm-slim\nHEALTHCHECK --interval=10x CMD true\n';
+    expect(lintDockerfile(broken).length).toBeGreaterThan(0);
+  });
+
+  it('when its stages are read, then there are at least two, all on one Node 22 base pinned by tag', () => {
+    const froms = dockerfile.getFROMs();
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    expect(stages).toHaveLength(froms.length);
+    for (const from of froms) {
+      expect(from.getImageName()).toBe('node');
+      expect(from.getImageTag()).toMatch(/^22(\.\d+)*-bookworm-slim$/);
+    }
+    expect(new Set(froms.map((from) => from.getImage())).size).toBe(1);
+  });
+
+  it('when the final stage runs, then it is as a non-root user', () => {
+    const user = finalStage.filter((instruction) => instruction instanceof User).at(-1);
+    const name = user?.getArgumentsContent()?.split(':')[0];
+    expect(name).toBeDefined();
+    expect(['root', '0']).not.toContain(name);
+  });
+
+  it('when the final stage installs dependencies, then it copies the manifests first and omits dev ones', () => {
+    const manifests = indexWhere(finalStage, 'COPY', /\bpackage\.json\b.*\bpackage-lock\.json\b/);
+    const install = indexWhere(finalStage, 'RUN', /\bnpm ci\b[^&|;]*--omit=dev\b/);
+    const code = finalStage.findIndex((i) => i instanceof Copy && fromFlagOf(i) !== undefined);
+    expect(manifests).toBeGreaterThanOrEqual(0);
+    expect(install).toBeGreaterThan(manifests);
+    expect(code).toBeGreaterThan(install);
+    const env = finalStage.flatMap((i) => (i instanceof Env ? i.getProperties() : []));
+    expect(env.map((p) => [p.getName(), p.getValue()])).toContainEqual(['NODE_ENV', 'production']);
+  });
+
+  it('when the final stage takes the build output, then dist comes from the build stage and stays root-owned', () => {
+    const buildStage = dockerfile.getFROMs()[0]!.getBuildStage();
+    const copies = finalStage.filter((instruction) => instruction instanceof Copy);
+    const fromBuild = copies.filter((copy) => fromFlagOf(copy) === buildStage);
+    expect(fromBuild.map((copy) => copy.getArgumentsContent())).toEqual(['/app/dist ./dist']);
+    expect(indexWhere(stages[0]!, 'RUN', /^npm run build$/)).toBeGreaterThanOrEqual(0);
+    for (const copy of copies) {
+      expect(copy.getFlags().map((flag) => flag.getName())).not.toContain('chown');
+    }
+  });
+
+  it('when the container starts, then CMD is the exec form of npm start', () => {
+    const cmds = finalStage.filter((instruction) => instruction instanceof Cmd);
+    expect(cmds).toHaveLength(1);
+    expect(cmds[0]!.getOpeningBracket()).not.toBeNull();
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts
+      .start;
+    expect(cmds[0]!.getJSONStrings().map((arg) => arg.getJSONValue())).toEqual(start.split(' '));
+    expect(finalStage.filter((instruction) => instruction instanceof Entrypoint)).toEqual([]);
+  });
+
+  it("when the port is exposed, then it is the gateway's default PORT", () => {
+    const exposed = ofKeyword(finalStage, 'EXPOSE').map((i) => i.getArgumentsContent());
+    expect(exposed).toEqual([String(envDefault('PORT'))]);
+  });
+
+  it('when the image is health-checked, then node probes /healthz, with no curl or wget', () => {
+    expect(finalStage.filter((instruction) => instruction instanceof Healthcheck)).toHaveLength(1);
+    const script = healthcheckCommand().join(' ');
+    expect(script).toContain('/healthz');
+    expect(script).not.toMatch(/\b(curl|wget)\b/);
+  });
+
+  it("when the healthcheck command runs, then it exits 0 only on /healthz's 200 and 1 on failure, timeout or refusal", async () => {
+    const healthy: RequestListener = (req, res) =>
+      res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+    expect(await withServer(healthy, runHealthcheck)).toBe(0);
+    expect(await withServer((_req, res) => res.writeHead(503).end(), runHealthcheck)).toBe(1);
+    expect(await withServer(() => undefined, runHealthcheck)).toBe(1);
+    const closedPort = await withServer(
+      () => undefined,
+      (port) => Promise.resolve(port),
+    );
+    expect(await runHealthcheck(closedPort)).toBe(1);
+  });
+
+  it('when any stage is read, then no ADD fetches a remote URL', () => {
+    const remote = dockerfile
+      .getInstructions()
+      .filter((instruction) => instruction instanceof Add)
+      .flatMap((add) => add.getArguments().map((arg) => arg.getValue()))
+      .filter((source) => /^([a-z][a-z0-9+.-]*:\/\/|git@)/i.test(source));
+    expect(remote).toEqual([]);
+  });
+
+  it('when ENV and ARG names are read, then none names a secret', () => {
+    const names = dockerfile.getInstructions().flatMap((instruction) => {
+      if (instruction instanceof Env) return instruction.getProperties().map((p) => p.getName());
+      if (instruction instanceof Arg) return [instruction.getProperty()?.getName() ?? ''];
+      return [];
+    });
+    expect(names.filter((name) => /TOKEN|KEY|SECRET|PASSWORD/i.test(name))).toEqual([]);
+  });
+});
+
+describe('.dockerignore', () => {
+  it('when the build context is sent, then dependencies, build output, git data and .env stay out', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+    for (const entry of ['node_modules', 'dist', '.git', 'coverage', '.env', 'test']) {
+      expect(ignored).toContain(entry);
+    }
+    expect(ignored.filter((line) => line.startsWith('!'))).toEqual([]);
+  });
+});
