@@ -13,6 +13,14 @@ import { createSearchService } from './features/search/search-service.js';
 import { createRedirectUrlMatcher } from './features/search/rp-param.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
 import { createSearchClient } from './upstreams/search/search-client.js';
+import { createChatClient } from './upstreams/chat/chat-client.js';
+import {
+  createNoSessionCredentials,
+  createServiceCredentials,
+  type ChatCredentialsResolver,
+} from './features/chat/chat-credentials.js';
+import { createChatRouter } from './features/chat/chat-router.js';
+import { createChatService } from './features/chat/chat-service.js';
 
 /** What the composition root has built and opened; everything below is pure wiring. */
 export interface GatewayParts {
@@ -20,12 +28,21 @@ export interface GatewayParts {
   logger: Logger;
   store: CacheStore;
   searchPool: Dispatcher;
+  chatPool: Dispatcher;
 }
 
 export interface Gateway {
   app: Express;
   loader: CachedLoader;
   readiness: Readiness;
+}
+
+function chatCredentials(config: Config): ChatCredentialsResolver {
+  const { authMode, email, apiKey } = config.chat;
+  // loadConfig guarantees both in service mode.
+  return authMode === 'service' && email !== undefined && apiKey !== undefined
+    ? createServiceCredentials({ email, apiKey })
+    : createNoSessionCredentials();
 }
 
 /** Wires clients, cache, services and routers into an app; opens nothing. */
@@ -51,12 +68,24 @@ export function createGateway(parts: GatewayParts): Gateway {
     routePath: searchPath,
   });
 
+  const chatService = createChatService({
+    client: createChatClient({
+      pool: parts.chatPool,
+      basePath: new URL(config.chat.baseUrl).pathname.replace(/\/$/, ''),
+      deadlineMs: config.chat.timeoutMs,
+    }),
+    loader,
+    realm: config.chat.baseUrl,
+    channelFoldersCache: config.chat.channelFoldersCache,
+  });
+
   const app = createApp({
     logger,
     readiness,
     corsOrigins: config.corsOrigins,
     bodyLimitBytes: config.bodyLimitBytes,
     routers: {
+      '/api/chat': createChatRouter({ service: chatService, credentials: chatCredentials(config) }),
       [searchPath]: createSearchRouter({
         service: searchService,
         querySchema: createSearchQuerySchema(config.search.maxK),

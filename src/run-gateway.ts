@@ -40,7 +40,12 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
     connectTimeoutMs: config.search.connectTimeoutMs,
     deadlineMs: config.search.timeoutMs,
   });
-  const gateway = createGateway({ config, logger, store, searchPool });
+  const chatPool = createUpstreamPool({
+    origin: new URL(config.chat.baseUrl).origin,
+    connectTimeoutMs: config.chat.connectTimeoutMs,
+    deadlineMs: config.chat.timeoutMs,
+  });
+  const gateway = createGateway({ config, logger, store, searchPool, chatPool });
 
   const server = createServer(gateway.app);
   // Keep-alive sockets must outlive a load balancer's idle timeout (commonly 60 s).
@@ -65,7 +70,7 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
       new Promise<false>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs, false).unref()),
     ]);
     if (!clean) server.closeAllConnections();
-    await searchPool.close().catch(() => undefined);
+    await Promise.all([searchPool.close(), chatPool.close()]).catch(() => undefined);
     if (redis) await redis.quit().catch(() => redis?.disconnect());
     return clean;
   }

@@ -13,7 +13,7 @@ export interface RawResponse {
  */
 export async function rawRequest(
   app: RequestListener,
-  options: { method?: string; path: string; headers?: Record<string, string> },
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
 ): Promise<RawResponse> {
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -42,7 +42,7 @@ export async function rawRequest(
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(options.body);
     });
   } finally {
     server.closeAllConnections();

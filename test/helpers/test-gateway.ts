@@ -18,6 +18,8 @@ export const CURSOR_SECRET = 'canary-cursor-secret-0123456789abcdef';
 
 export interface TestGatewayOptions {
   searchOrigin: string;
+  /** The chat simulator's origin; a closed port when the test does not use chat. */
+  chatOrigin?: string;
   /** 'redis' = the real test Redis under a fresh prefix; a URL = that Redis (e.g. a dead port). */
   cache?: 'memory' | 'redis' | { redisUrl: string };
   env?: Record<string, string>;
@@ -44,7 +46,7 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
   const redisUrl =
     cache === 'memory' ? undefined : cache === 'redis' ? TEST_REDIS_URL : cache.redisUrl;
   const config = loadConfig({
-    CHAT_BASE_URL: 'http://127.0.0.1:9',
+    CHAT_BASE_URL: options.chatOrigin ?? 'http://127.0.0.1:9',
     SEARCH_BASE_URL: options.searchOrigin,
     SEARCH_CLIENT_TOKEN: SEARCH_TOKEN,
     CURSOR_SECRET,
@@ -71,7 +73,12 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     connectTimeoutMs: config.search.connectTimeoutMs,
     deadlineMs: config.search.timeoutMs,
   });
-  const gateway = createGateway({ config, logger, store, searchPool });
+  const chatPool = createUpstreamPool({
+    origin: new URL(config.chat.baseUrl).origin,
+    connectTimeoutMs: config.chat.connectTimeoutMs,
+    deadlineMs: config.chat.timeoutMs,
+  });
+  const gateway = createGateway({ config, logger, store, searchPool, chatPool });
 
   return {
     ...gateway,
@@ -82,7 +89,7 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     inspector,
     async close() {
       await gateway.loader.settled();
-      await searchPool.close();
+      await Promise.all([searchPool.close(), chatPool.close()]);
       redis?.disconnect();
       if (inspector) {
         await deletePrefix(inspector, prefix);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { singleValue as once } from '../query-values.js';
 import { SORT_ORDERS, type SortOrder } from './rerank.js';
 
 /** What the router hands the service after validation. */
@@ -6,13 +7,6 @@ export type SearchRequest =
   { kind: 'query'; q: string; k: number; sort: SortOrder } | { kind: 'cursor'; cursor: string };
 
 const MAX_QUERY_CODE_POINTS = 500;
-
-/** A query parameter that must appear at most once; Express parses repeats into arrays. */
-const once = (name: string) =>
-  z.string({
-    error: (issue) =>
-      issue.input === undefined ? `${name} is required` : `${name} must be given once`,
-  });
 
 /**
  * The input rules of contract section 2 for `GET /api/search`. `q` is normalised (Unicode

@@ -1,0 +1,152 @@
+import type { Dispatcher } from 'undici';
+import type { z } from 'zod';
+import { AppError } from '../../errors/app-error.js';
+import { parseJsonBody, sendUpstream } from '../http/send-upstream.js';
+import { toChatError, type ChatOperation } from './chat-errors.js';
+import {
+  ChannelFoldersResponse,
+  ChatEnvelope,
+  DraftsResponse,
+  UserResponse,
+  type ChannelFolder,
+  type Draft,
+  type User,
+} from './chat-schemas.js';
+
+/** Whose rights a chat call uses: the service account or a logged-in user (HTTP Basic). */
+export interface ChatCredentials {
+  email: string;
+  apiKey: string;
+}
+
+export interface ChatClientOptions {
+  pool: Dispatcher;
+  /** Path prefix of CHAT_BASE_URL ('' when it has none). */
+  basePath: string;
+  deadlineMs: number;
+}
+
+export interface ChatCall {
+  credentials: ChatCredentials;
+  requestId: string;
+}
+
+export interface StatusUpdate {
+  status_text?: string | undefined;
+  emoji_name?: string | undefined;
+  emoji_code?: string | undefined;
+  reaction_type?: string | undefined;
+}
+
+export interface ChatClient {
+  getDrafts(call: ChatCall): Promise<{ count: number; drafts: Draft[] }>;
+  getChannelFolders(call: ChatCall, includeArchived: boolean): Promise<ChannelFolder[]>;
+  getUserByEmail(
+    call: ChatCall,
+    email: string,
+    options: { clientGravatar?: boolean; includeCustomProfileFields?: boolean },
+  ): Promise<User>;
+  updateUserStatus(call: ChatCall, userId: number, update: StatusUpdate): Promise<void>;
+  deactivateEmoji(call: ChatCall, emojiName: string): Promise<void>;
+}
+
+const SuccessOnly = ChatEnvelope.refine(
+  (body) => body.result === 'success',
+  'result must be success',
+);
+
+/** Booleans travel as JSON literals, as Zulip parses them ("1" is "not a boolean"). */
+function query(params: Record<string, boolean | undefined>): string {
+  const pairs = Object.entries(params).filter(
+    (entry): entry is [string, boolean] => entry[1] !== undefined,
+  );
+  return pairs.length === 0
+    ? ''
+    : `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
+}
+
+/**
+ * Talks to `{CHAT_BASE_URL}/api/v1` (chat document section 4). Path parameters are encoded as
+ * one segment each, so no input can change the upstream path. Writes are never retried.
+ */
+export function createChatClient(options: ChatClientOptions): ChatClient {
+  const api = `${options.basePath}/api/v1`;
+
+  async function call<S extends z.ZodType>(
+    operation: ChatOperation,
+    { credentials, requestId }: ChatCall,
+    request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
+    schema: S,
+  ): Promise<z.output<S>> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Basic ${Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')}`,
+      'x-request-id': requestId,
+    };
+    if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+    const response = await sendUpstream(options.pool, {
+      source: 'chat',
+      method: request.method,
+      path: `${api}${request.path}`,
+      headers,
+      ...(request.form ? { body: request.form.toString() } : {}),
+      deadlineMs: options.deadlineMs,
+    });
+    if (response.status !== 200) throw toChatError(response, operation);
+    const parsed = schema.safeParse(parseJsonBody(response, 'chat'));
+    if (!parsed.success) {
+      throw new AppError(
+        'UPSTREAM_BAD_RESPONSE',
+        'The chat server sent a response that breaks its schema.',
+        {
+          source: 'chat',
+          cause: parsed.error,
+        },
+      );
+    }
+    return parsed.data;
+  }
+
+  return {
+    async getDrafts(c) {
+      const { count, drafts } = await call(
+        'drafts',
+        c,
+        { method: 'GET', path: '/drafts' },
+        DraftsResponse,
+      );
+      return { count, drafts };
+    },
+    async getChannelFolders(c, includeArchived) {
+      const path = `/channel_folders${query({ include_archived: includeArchived })}`;
+      return (await call('channel-folders', c, { method: 'GET', path }, ChannelFoldersResponse))
+        .channel_folders;
+    },
+    async getUserByEmail(c, email, o) {
+      const path = `/users/${encodeURIComponent(email)}${query({
+        client_gravatar: o.clientGravatar,
+        include_custom_profile_fields: o.includeCustomProfileFields,
+      })}`;
+      return (await call('user', c, { method: 'GET', path }, UserResponse)).user;
+    },
+    async updateUserStatus(c, userId, update) {
+      const form = new URLSearchParams(
+        Object.entries(update).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      );
+      await call(
+        'status',
+        c,
+        { method: 'POST', path: `/users/${userId}/status`, form },
+        SuccessOnly,
+      );
+    },
+    async deactivateEmoji(c, emojiName) {
+      await call(
+        'emoji',
+        c,
+        { method: 'DELETE', path: `/realm/emoji/${encodeURIComponent(emojiName)}` },
+        SuccessOnly,
+      );
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { AppError, type ErrorCode } from '../../errors/app-error.js';
+import { retryAfterSeconds, type UpstreamResponse } from '../http/send-upstream.js';
+import { ChatEnvelope } from './chat-schemas.js';
+
+/** Which call failed: some messages mean different things on different endpoints. */
+export type ChatOperation =
+  'drafts' | 'channel-folders' | 'user' | 'status' | 'emoji' | 'login' | 'me';
+
+const MAX_DETAIL = 500;
+
+/**
+ * The chat server's documented messages that the contract gives their own status (section 3:
+ * "Insufficient permission" is 403, "No such user" is 404, a missing emoji on deletion is 404
+ * at every feature level). The server itself answers 400 (or 404 from FL 190 for the emoji)
+ * with code BAD_REQUEST for all of them, so the message is the only thing to go by: this
+ * table is the one place that reads message text.
+ */
+function classify(message: string, operation: ChatOperation): ErrorCode {
+  if (message === 'Insufficient permission') return 'FORBIDDEN';
+  if (message === 'Must be an organization administrator or emoji author') return 'FORBIDDEN';
+  if (message === 'No such user') return 'NOT_FOUND';
+  if (operation === 'emoji' && /^Emoji '.*' does not exist$/s.test(message)) return 'NOT_FOUND';
+  return 'BAD_REQUEST';
+}
+
+/** Turns any non-success answer of the chat server into the contract's error. */
+export function toChatError(response: UpstreamResponse, operation: ChatOperation): AppError {
+  const { status } = response;
+  let body: unknown;
+  try {
+    body = JSON.parse(response.body);
+  } catch {
+    body = undefined;
+  }
+  const envelope = ChatEnvelope.safeParse(body);
+
+  if (status === 429) {
+    const bodyRetry = (body as Record<string, unknown> | undefined)?.['retry-after'];
+    const header = response.headers['retry-after'];
+    return new AppError(
+      'RATE_LIMITED',
+      'The chat server is rate limiting requests; try again later.',
+      {
+        source: 'chat',
+        retryAfterSeconds:
+          header === undefined && typeof bodyRetry === 'number'
+            ? Math.ceil(bodyRetry)
+            : retryAfterSeconds(header),
+      },
+    );
+  }
+  if (status === 401) {
+    // The gateway's own credentials were refused: the browser can do nothing about that, so it
+    // is a 502 and the server's WWW-Authenticate challenge is not passed on.
+    return new AppError(
+      'UPSTREAM_AUTH_FAILED',
+      "The chat server rejected the gateway's credentials.",
+      {
+        source: 'chat',
+        cause: envelope.success
+          ? new Error(`${envelope.data.code ?? ''} ${envelope.data.msg}`)
+          : undefined,
+      },
+    );
+  }
+  if (status >= 500) {
+    return new AppError('UPSTREAM_ERROR', `The chat server failed (HTTP ${status}).`, {
+      source: 'chat',
+    });
+  }
+  if (!envelope.success || envelope.data.result !== 'error') {
+    return new AppError(
+      'UPSTREAM_BAD_RESPONSE',
+      `The chat server answered HTTP ${status} without an error body.`,
+      {
+        source: 'chat',
+      },
+    );
+  }
+  if (status === 404 && envelope.data.msg === 'Not Found') {
+    // Zulip's answer for an endpoint it does not have: a server older than the feature needs.
+    return new AppError(
+      'UPSTREAM_BAD_RESPONSE',
+      'The chat server does not support this operation.',
+      {
+        source: 'chat',
+      },
+    );
+  }
+  if (status !== 400 && status !== 403 && status !== 404) {
+    return new AppError(
+      'UPSTREAM_BAD_RESPONSE',
+      `The chat server answered with unexpected HTTP ${status}.`,
+      {
+        source: 'chat',
+      },
+    );
+  }
+  const message = envelope.data.msg.slice(0, MAX_DETAIL);
+  return new AppError(classify(message, operation), message, { source: 'chat' });
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+/*
+ * The chat server's resources (chat-service-api.md section 2, Zulip's OpenAPI components).
+ * Objects are loose so a newer server's extra fields pass through; what the document says is
+ * always there is required, and a breach is a 502.
+ */
+
+export const Draft = z.looseObject({
+  id: z.number().int(),
+  type: z.enum(['', 'stream', 'private']),
+  to: z.array(z.number().int()),
+  topic: z.string(),
+  content: z.string(),
+  timestamp: z.number().int(),
+});
+export type Draft = z.infer<typeof Draft>;
+
+export const DraftsResponse = z.looseObject({
+  count: z.number().int().nonnegative(),
+  drafts: z.array(Draft),
+});
+
+export const ChannelFolder = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  /** From feature level 414; older servers sort by id. */
+  order: z.number().int().optional(),
+  date_created: z.number().int().nullable().optional(),
+  creator_id: z.number().int().nullable().optional(),
+  description: z.string().optional(),
+  rendered_description: z.string().optional(),
+  is_archived: z.boolean(),
+});
+export type ChannelFolder = z.infer<typeof ChannelFolder>;
+
+export const ChannelFoldersResponse = z.looseObject({ channel_folders: z.array(ChannelFolder) });
+
+export const User = z.looseObject({
+  user_id: z.number().int(),
+  delivery_email: z.string().nullable().optional(),
+  email: z.string(),
+  full_name: z.string(),
+  date_joined: z.string().optional(),
+  is_active: z.boolean(),
+  is_owner: z.boolean().optional(),
+  is_admin: z.boolean(),
+  is_guest: z.boolean(),
+  is_bot: z.boolean(),
+  bot_type: z.number().int().nullable().optional(),
+  bot_owner_id: z.number().int().nullable().optional(),
+  role: z.number().int().optional(),
+  timezone: z.string().optional(),
+  avatar_url: z.string().nullable().optional(),
+  avatar_version: z.number().int().optional(),
+  profile_data: z.record(z.string(), z.looseObject({ value: z.string() })).optional(),
+});
+export type User = z.infer<typeof User>;
+
+export const UserResponse = z.looseObject({ user: User });
+
+/** Every answer carries `result` and `msg` (document 2.1); errors add `code`. */
+export const ChatEnvelope = z.looseObject({
+  result: z.enum(['success', 'error']),
+  msg: z.string(),
+  code: z.string().optional(),
+});
