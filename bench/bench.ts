@@ -4,14 +4,10 @@ import autocannon from 'autocannon';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../config/load-config.js';
-import { createMemoryCacheStore } from '../src/cache/memory-cache-store.js';
-import { createRedisCacheStore } from '../src/cache/redis-cache-store.js';
-import { createRedisClient } from '../src/cache/redis-client.js';
-import type { CacheStore } from '../src/cache/cache-store.js';
 import { createGateway } from '../src/create-gateway.js';
+import { createGatewayResources } from '../src/gateway-resources.js';
 import { createLogger } from '../src/logging/create-logger.js';
 import { createSearchSimulator } from '../src/simulators/search/search-simulator.js';
-import { createUpstreamPool } from '../src/upstreams/http/upstream-pool.js';
 
 /*
  * `npm run bench`: the gateway's search path measured side by side with a bare Express route
@@ -59,62 +55,47 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: 'silent' });
   const closers: (() => Promise<unknown>)[] = [() => sim.close()];
 
-  async function gateway(label: string, env: Record<string, string>, store: CacheStore) {
+  async function gateway(label: string, env: Record<string, string>) {
     const config = loadConfig({
       CHAT_BASE_URL: 'http://127.0.0.1:9',
       SEARCH_BASE_URL: origin,
       SEARCH_CLIENT_TOKEN: 'bench-token',
       CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
+      SESSION_SECRET: 'bench-session-secret-0123456789abcdef',
+      // One client sends everything here; the limit must not be what is measured.
+      RATE_LIMIT_PER_CLIENT: '1000000',
       ...env,
     });
-    const pool = (o: string, t: number) =>
-      createUpstreamPool({ origin: o, connectTimeoutMs: 1000, deadlineMs: t });
-    const searchPool = pool(origin, config.search.timeoutMs);
-    const chatPool = pool('http://127.0.0.1:9', 1000);
-    const gw = createGateway({ config, logger, store, searchPool, chatPool });
+    const resources = createGatewayResources(config, logger);
+    await resources.connect();
+    const gw = createGateway(resources.parts);
     const { server, url } = await listen(gw.app);
     closers.push(async () => {
-      server.close();
-      await Promise.all([searchPool.close(), chatPool.close()]);
+      await new Promise((resolve) => server.close(resolve));
+      await resources.close();
     });
     // Warm the entry so every measured request of a caching target is a hit.
     const warm = await fetch(`${url}${PATH}`);
     return { label, url, body: await warm.text(), type: warm.headers.get('content-type') ?? '' };
   }
 
-  const memory = await gateway(
-    'gateway, cache hit (in-process)',
-    {},
-    createMemoryCacheStore({ maxEntries: 100 }),
-  );
-  const redisClient = createRedisClient({
-    url: REDIS_URL,
-    keyPrefix: `bench:${process.pid}:`,
-    commandTimeoutMs: 100,
-    logger,
-  });
-  await redisClient.connect();
+  const prefix = `bench:${process.pid}:`;
   closers.push(async () => {
-    const inspector = new Redis(REDIS_URL);
-    const keys = await inspector.keys(`bench:${process.pid}:*`);
-    if (keys.length > 0) await inspector.del(...keys);
-    inspector.disconnect();
-    redisClient.disconnect();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
   });
-  const redis = await gateway(
-    'gateway, cache hit (Redis)',
-    {},
-    createRedisCacheStore({ redis: redisClient, logger }),
-  );
-  const uncached = await gateway(
-    'gateway, no cache (upstream + rerank + rp)',
-    {
-      SEARCH_CACHE_TTL_SECONDS: '0',
-      SEARCH_CACHE_STALE_SECONDS: '0',
-      SEARCH_CACHE_STALE_IF_ERROR_SECONDS: '0',
-    },
-    createMemoryCacheStore({ maxEntries: 100 }),
-  );
+  const memory = await gateway('gateway, cache hit (in-process)', {});
+  const redis = await gateway('gateway, cache hit (Redis)', {
+    REDIS_URL,
+    REDIS_KEY_PREFIX: prefix,
+  });
+  const uncached = await gateway('gateway, no cache (upstream + rerank + rp)', {
+    SEARCH_CACHE_TTL_SECONDS: '0',
+    SEARCH_CACHE_STALE_SECONDS: '0',
+    SEARCH_CACHE_STALE_IF_ERROR_SECONDS: '0',
+  });
 
   // The floor: Express answering the same bytes with nothing but a route.
   const bare = express();

@@ -41,6 +41,27 @@ const origins = z
     ),
   );
 
+/** Hop count, address list, or false; `true` would believe any client's X-Forwarded-For. */
+const trustProxy = z.string().transform((value, ctx): false | number | string[] => {
+  const text = value.trim().toLowerCase();
+  if (text === 'false' || text === '0') return false;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const valid = entries.every(
+    (entry) =>
+      ['loopback', 'linklocal', 'uniquelocal'].includes(entry) ||
+      /^[0-9a-f:.]+(\/\d{1,3})?$/.test(entry),
+  );
+  if (text === 'true' || !valid) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be false, a hop count, or a list of proxy addresses',
+    });
+    return z.NEVER;
+  }
+  return entries;
+});
+
 export const EnvSchema = z
   .object({
     PORT: integer(0, 65_535).default(3000),
@@ -76,6 +97,22 @@ export const EnvSchema = z
     CACHE_MAX_ENTRIES: integer(1, 1_000_000).default(5000),
 
     CORS_ORIGINS: origins.default([]),
+    /** Encrypts the chat API keys kept in sessions; unset means a random per-process key. */
+    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SESSION_COOKIE_SECURE: z.stringbool({ error: 'must be true or false' }).default(true),
+    SESSION_COOKIE_SAMESITE: z.enum(['strict', 'lax', 'none']).default('strict'),
+    SESSION_IDLE_TIMEOUT_SECONDS: integer(60, 7 * 86_400).default(1800),
+    SESSION_ABSOLUTE_TIMEOUT_SECONDS: integer(60, 30 * 86_400).default(43_200),
+    /**
+     * Which proxies' X-Forwarded-For to believe: `false` (none), a hop count, or a comma-separated
+     * list of addresses, CIDRs or Express's names (loopback, linklocal, uniquelocal). Never `true`.
+     */
+    TRUST_PROXY: trustProxy.default(false),
+    RATE_LIMIT_WINDOW_SECONDS: integer(1, 3600).default(60),
+    RATE_LIMIT_PER_CLIENT: integer(1, 1_000_000).default(600),
+    RATE_LIMIT_PER_SESSION: integer(1, 1_000_000).default(300),
+    LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400).default(900),
+    LOGIN_RATE_LIMIT_PER_CLIENT: integer(1, 10_000).default(10),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
     SHUTDOWN_TIMEOUT_MS: integer(100, 120_000).default(10_000),
   })
@@ -88,6 +125,11 @@ export const EnvSchema = z
   .refine((env) => env.CHAT_AUTH_MODE !== 'service' || env.CHAT_API_KEY !== undefined, {
     path: ['CHAT_API_KEY'],
     message: 'is required when CHAT_AUTH_MODE=service',
+    when: () => true,
+  })
+  .refine((env) => env.SESSION_COOKIE_SAMESITE !== 'none' || env.SESSION_COOKIE_SECURE !== false, {
+    path: ['SESSION_COOKIE_SAMESITE'],
+    message: 'none needs SESSION_COOKIE_SECURE=true (browsers drop such cookies otherwise)',
     when: () => true,
   });
 

@@ -28,6 +28,22 @@ export interface Config {
     readonly commandTimeoutMs: number;
   };
   readonly cacheMaxEntries: number;
+  readonly session: {
+    readonly secret: string | undefined;
+    readonly cookieSecure: boolean;
+    readonly sameSite: 'strict' | 'lax' | 'none';
+    readonly idleTimeoutSeconds: number;
+    readonly absoluteTimeoutSeconds: number;
+  };
+  /** Express's `trust proxy` value. */
+  readonly trustProxy: false | number | readonly string[];
+  readonly rateLimit: {
+    readonly windowSeconds: number;
+    readonly perClient: number;
+    readonly perSession: number;
+    readonly loginWindowSeconds: number;
+    readonly loginPerClient: number;
+  };
   readonly corsOrigins: readonly string[];
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
@@ -105,6 +121,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     },
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    session: {
+      secret: e.SESSION_SECRET,
+      cookieSecure: e.SESSION_COOKIE_SECURE,
+      sameSite: e.SESSION_COOKIE_SAMESITE,
+      idleTimeoutSeconds: e.SESSION_IDLE_TIMEOUT_SECONDS,
+      absoluteTimeoutSeconds: e.SESSION_ABSOLUTE_TIMEOUT_SECONDS,
+    },
+    trustProxy: e.TRUST_PROXY,
+    rateLimit: {
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      perClient: e.RATE_LIMIT_PER_CLIENT,
+      perSession: e.RATE_LIMIT_PER_SESSION,
+      loginWindowSeconds: e.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
+      loginPerClient: e.LOGIN_RATE_LIMIT_PER_CLIENT,
+    },
     corsOrigins: e.CORS_ORIGINS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,

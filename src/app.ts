@@ -12,7 +12,11 @@ export interface AppDependencies {
   logger: Logger;
   readiness: Readiness;
   corsOrigins: readonly string[];
+  /** Express's `trust proxy`: which hops' X-Forwarded-For decides the client address. */
+  trustProxy: false | number | readonly string[];
   bodyLimitBytes: number;
+  /** Run on every /api request before bodies are read: CSRF, rate limits. */
+  guards?: readonly RequestHandler[];
   /** Feature routers by mount path, e.g. `/api/search`. */
   routers: Readonly<Record<string, RequestHandler>>;
 }
@@ -24,11 +28,13 @@ export function createApp(deps: AppDependencies): Express {
   // Bodies are served from the cache as ready strings; hashing them for an ETag would cost
   // every hit a pass over the body for a header no client here uses.
   app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
 
   app.use(createRequestId());
   app.use(createRequestLogger(deps.logger));
   app.use(createSecurity({ corsOrigins: deps.corsOrigins }));
   app.use(createHealthRouter(deps.readiness));
+  for (const guard of deps.guards ?? []) app.use(guard);
   app.use(createBodyParsing(deps.bodyLimitBytes));
   for (const [path, router] of Object.entries(deps.routers)) app.use(path, router);
   app.use(createNotFound());

@@ -1,32 +1,30 @@
 import type { Express } from 'express';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../config/load-config.js';
 import { createApp } from './app.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
-import { createSearchCursorCodecFromConfig } from './features/search/search-cursor-config.js';
-import { createSearchQuerySchema } from './features/search/search-query.js';
-import { createSearchRedirectProxy } from './features/search/search-redirect-proxy.js';
-import { createSearchRouter } from './features/search/search-router.js';
-import { createSearchService } from './features/search/search-service.js';
-import { createRedirectUrlMatcher } from './features/search/rp-param.js';
+import { createChatFeature } from './features/chat/chat-feature.js';
+import { createSearchFeature, SEARCH_ROUTE } from './features/search/search-feature.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
-import { createSearchClient } from './upstreams/search/search-client.js';
-import { createChatClient } from './upstreams/chat/chat-client.js';
-import {
-  createNoSessionCredentials,
-  createServiceCredentials,
-  type ChatCredentialsResolver,
-} from './features/chat/chat-credentials.js';
-import { createChatRouter } from './features/chat/chat-router.js';
-import { createChatService } from './features/chat/chat-service.js';
+import { createCsrfGuard } from './http/csrf-guard.js';
+import { createRateLimits } from './http/rate-limits.js';
+import { createSessionCookie } from './http/session-cookie.js';
+import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
+import { createSessionSealer } from './sessions/session-crypto.js';
+import { createSessionManager } from './sessions/session-manager.js';
+import type { SessionStore } from './sessions/session-store.js';
 
 /** What the composition root has built and opened; everything below is pure wiring. */
 export interface GatewayParts {
   config: Config;
   logger: Logger;
   store: CacheStore;
+  sessionStore: SessionStore;
+  /** The shared Redis, for rate-limit counters; absent without REDIS_URL. */
+  redis: Redis | undefined;
   searchPool: Dispatcher;
   chatPool: Dispatcher;
 }
@@ -37,15 +35,7 @@ export interface Gateway {
   readiness: Readiness;
 }
 
-function chatCredentials(config: Config): ChatCredentialsResolver {
-  const { authMode, email, apiKey } = config.chat;
-  // loadConfig guarantees both in service mode.
-  return authMode === 'service' && email !== undefined && apiKey !== undefined
-    ? createServiceCredentials({ email, apiKey })
-    : createNoSessionCredentials();
-}
-
-/** Wires clients, cache, services and routers into an app; opens nothing. */
+/** Wires clients, cache, sessions, services and routers into an app; opens nothing. */
 export function createGateway(parts: GatewayParts): Gateway {
   const { config, logger, store } = parts;
   const loader = createCachedLoader({ store, logger });
@@ -53,47 +43,40 @@ export function createGateway(parts: GatewayParts): Gateway {
     { name: 'cache', check: () => ({ backend: store.backend, ...store.health() }) },
   ]);
 
-  const searchPath = '/api/search';
-  const searchService = createSearchService({
-    client: createSearchClient({
-      pool: parts.searchPool,
-      basePath: new URL(config.search.baseUrl).pathname.replace(/\/$/, ''),
-      clientToken: config.search.clientToken,
-      deadlineMs: config.search.timeoutMs,
-    }),
-    loader,
-    cursors: createSearchCursorCodecFromConfig(config, logger),
-    isRedirectUrl: createRedirectUrlMatcher(config.search.baseUrl),
-    windows: config.search.cache,
-    routePath: searchPath,
+  const cookie = createSessionCookie({
+    secure: config.session.cookieSecure,
+    sameSite: config.session.sameSite,
+    maxAgeSeconds: config.session.absoluteTimeoutSeconds,
   });
-
-  const chatService = createChatService({
-    client: createChatClient({
-      pool: parts.chatPool,
-      basePath: new URL(config.chat.baseUrl).pathname.replace(/\/$/, ''),
-      deadlineMs: config.chat.timeoutMs,
-    }),
-    loader,
-    realm: config.chat.baseUrl,
-    channelFoldersCache: config.chat.channelFoldersCache,
+  const sessions = createSessionManager({
+    store: parts.sessionStore,
+    sealer: createSessionSealer(secretOrEphemeral(config.session.secret, 'SESSION_SECRET', logger)),
+    idleTimeoutSeconds: config.session.idleTimeoutSeconds,
+    absoluteTimeoutSeconds: config.session.absoluteTimeoutSeconds,
+  });
+  const rateLimits = createRateLimits({
+    limits: config.rateLimit,
+    redis: parts.redis,
+    sessionOf: (req) => cookie.read(req),
   });
 
   const app = createApp({
     logger,
     readiness,
     corsOrigins: config.corsOrigins,
+    trustProxy: config.trustProxy,
     bodyLimitBytes: config.bodyLimitBytes,
+    guards: [createCsrfGuard({ allowedOrigins: config.corsOrigins }), rateLimits.general],
     routers: {
-      '/api/chat': createChatRouter({ service: chatService, credentials: chatCredentials(config) }),
-      [searchPath]: createSearchRouter({
-        service: searchService,
-        querySchema: createSearchQuerySchema(config.search.maxK),
-        redirectProxy: createSearchRedirectProxy({
-          searchBaseUrl: config.search.baseUrl,
-          deadlineMs: config.search.timeoutMs,
-        }),
+      ...createChatFeature({
+        config,
+        pool: parts.chatPool,
+        loader,
+        sessions,
+        cookie,
+        loginLimit: rateLimits.login,
       }),
+      [SEARCH_ROUTE]: createSearchFeature({ config, logger, pool: parts.searchPool, loader }),
     },
   });
   return { app, loader, readiness };

@@ -1,14 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
-import type { CacheStore } from './cache/cache-store.js';
-import { createMemoryCacheStore } from './cache/memory-cache-store.js';
-import { createRedisCacheStore } from './cache/redis-cache-store.js';
-import { createRedisClient } from './cache/redis-client.js';
 import { createGateway } from './create-gateway.js';
-import { createUpstreamPool } from './upstreams/http/upstream-pool.js';
+import { createGatewayResources } from './gateway-resources.js';
 
 export interface RunningGateway {
   readonly server: Server;
@@ -23,29 +18,13 @@ export interface RunningGateway {
  * Entry points (main.ts, demo.ts) call it; nothing else opens sockets.
  */
 export async function runGateway(config: Config, logger: Logger): Promise<RunningGateway> {
-  let redis: Redis | undefined;
-  let store: CacheStore;
   if (config.redis.url === undefined) {
-    logger.warn('REDIS_URL is not set: using the in-process cache; run a single instance only');
-    store = createMemoryCacheStore({ maxEntries: config.cacheMaxEntries });
-  } else {
-    redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
-    // A Redis that is down at start-up is a degraded cache, not a failed start.
-    redis.connect().catch(() => undefined);
-    store = createRedisCacheStore({ redis, logger });
+    logger.warn('REDIS_URL is not set: in-process cache and sessions; run a single instance only');
   }
-
-  const searchPool = createUpstreamPool({
-    origin: new URL(config.search.baseUrl).origin,
-    connectTimeoutMs: config.search.connectTimeoutMs,
-    deadlineMs: config.search.timeoutMs,
-  });
-  const chatPool = createUpstreamPool({
-    origin: new URL(config.chat.baseUrl).origin,
-    connectTimeoutMs: config.chat.connectTimeoutMs,
-    deadlineMs: config.chat.timeoutMs,
-  });
-  const gateway = createGateway({ config, logger, store, searchPool, chatPool });
+  const resources = createGatewayResources(config, logger);
+  // A Redis that is down at start-up is a degraded cache, not a failed start.
+  resources.connect().catch(() => undefined);
+  const gateway = createGateway(resources.parts);
 
   const server = createServer(gateway.app);
   // Keep-alive sockets must outlive a load balancer's idle timeout (commonly 60 s).
@@ -70,8 +49,7 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
       new Promise<false>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs, false).unref()),
     ]);
     if (!clean) server.closeAllConnections();
-    await Promise.all([searchPool.close(), chatPool.close()]).catch(() => undefined);
-    if (redis) await redis.quit().catch(() => redis?.disconnect());
+    await resources.close();
     return clean;
   }
 

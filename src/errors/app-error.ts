@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'BAD_REQUEST'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
+  | 'CSRF_REJECTED'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'NOT_ACCEPTABLE'

@@ -20,6 +20,7 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   BAD_REQUEST: [400, 'Bad Request'],
   UNAUTHORIZED: [401, 'Unauthorized'],
   FORBIDDEN: [403, 'Forbidden'],
+  CSRF_REJECTED: [403, 'Forbidden'],
   NOT_FOUND: [404, 'Not Found'],
   METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
   NOT_ACCEPTABLE: [406, 'Not Acceptable'],

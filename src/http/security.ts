@@ -11,11 +11,13 @@ export function createSecurity(options: { corsOrigins: readonly string[] }): Req
   const allowed = new Set(options.corsOrigins);
   return [
     helmet(),
+    // Credentials (the session cookie) only for listed origins; the origin is echoed, never `*`.
     cors({
       origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+      credentials: true,
       methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['Content-Type', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id', 'X-Cache', 'Retry-After'],
+      allowedHeaders: ['Content-Type', 'X-Request-Id', 'X-CSRF'],
+      exposedHeaders: ['X-Request-Id', 'X-Cache', 'Retry-After', 'RateLimit', 'RateLimit-Policy'],
       maxAge: 600,
     }),
   ];

@@ -3,18 +3,21 @@ import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../config/load-config.js';
 import type { CachedLoader } from '../../src/cache/cached-loader.js';
 import type { CacheStore } from '../../src/cache/cache-store.js';
-import { createMemoryCacheStore } from '../../src/cache/memory-cache-store.js';
-import { createRedisCacheStore } from '../../src/cache/redis-cache-store.js';
-import { createRedisClient } from '../../src/cache/redis-client.js';
 import { createGateway } from '../../src/create-gateway.js';
+import { createGatewayResources } from '../../src/gateway-resources.js';
 import type { Readiness } from '../../src/health/readiness.js';
-import { createUpstreamPool } from '../../src/upstreams/http/upstream-pool.js';
 import { createLogCapture, type LogCapture } from './log-capture.js';
 import { TEST_REDIS_URL, createInspector, deletePrefix, uniquePrefix } from './test-redis.js';
 
 /** Canary secrets: tests assert these never reach a response, an error or a log line. */
 export const SEARCH_TOKEN = 'canary-search-token-7f3c9a1e';
 export const CURSOR_SECRET = 'canary-cursor-secret-0123456789abcdef';
+export const SESSION_SECRET = 'canary-session-secret-0123456789abcdef';
+
+/** The frontend's origin in tests, allowed by CORS_ORIGINS. */
+export const APP_ORIGIN = 'https://app.example.test';
+/** What the frontend's fetch sends on unsafe requests: an allowed Origin and the CSRF header. */
+export const BROWSER_HEADERS = { Origin: APP_ORIGIN, 'X-CSRF': '1' } as const;
 
 export interface TestGatewayOptions {
   searchOrigin: string;
@@ -50,47 +53,30 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     SEARCH_BASE_URL: options.searchOrigin,
     SEARCH_CLIENT_TOKEN: SEARCH_TOKEN,
     CURSOR_SECRET,
+    SESSION_SECRET,
+    CORS_ORIGINS: APP_ORIGIN,
     REDIS_KEY_PREFIX: prefix,
     ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
     ...options.env,
   });
   const logs = createLogCapture();
-  const logger = logs.logger;
-
-  let redis: Redis | undefined;
-  let store: CacheStore;
-  if (config.redis.url === undefined) {
-    store = createMemoryCacheStore({ maxEntries: config.cacheMaxEntries });
-  } else {
-    redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
-    if (cache === 'redis') await redis.connect();
-    else redis.connect().catch(() => undefined);
-    store = createRedisCacheStore({ redis, logger });
-  }
+  const resources = createGatewayResources(config, logs.logger);
+  // A Redis the test means to use must be up; a deliberately dead one must not block the start.
+  if (cache === 'redis') await resources.connect();
+  else resources.connect().catch(() => undefined);
   const inspector = cache === 'redis' ? createInspector() : undefined;
-  const searchPool = createUpstreamPool({
-    origin: new URL(config.search.baseUrl).origin,
-    connectTimeoutMs: config.search.connectTimeoutMs,
-    deadlineMs: config.search.timeoutMs,
-  });
-  const chatPool = createUpstreamPool({
-    origin: new URL(config.chat.baseUrl).origin,
-    connectTimeoutMs: config.chat.connectTimeoutMs,
-    deadlineMs: config.chat.timeoutMs,
-  });
-  const gateway = createGateway({ config, logger, store, searchPool, chatPool });
+  const gateway = createGateway(resources.parts);
 
   return {
     ...gateway,
     config,
     logs,
-    store,
+    store: resources.parts.store,
     prefix,
     inspector,
     async close() {
       await gateway.loader.settled();
-      await Promise.all([searchPool.close(), chatPool.close()]);
-      redis?.disconnect();
+      await resources.close();
       if (inspector) {
         await deletePrefix(inspector, prefix);
         inspector.disconnect();

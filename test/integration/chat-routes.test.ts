@@ -9,7 +9,12 @@ import {
   type SearchSimulator,
 } from '../../src/simulators/search/search-simulator.js';
 import { rawRequest } from '../helpers/raw-request.js';
-import { SEARCH_TOKEN, createTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import {
+  BROWSER_HEADERS,
+  SEARCH_TOKEN,
+  createTestGateway,
+  type TestGateway,
+} from '../helpers/test-gateway.js';
 import {
   createZulipOpenApiValidator,
   type ZulipOpenApiValidator,
@@ -240,7 +245,7 @@ describe('POST /api/chat/users/{user_id}/status', () => {
 
   it('when an administrator updates a status, then it is 204 and the server got a form body', async () => {
     const gw = await gatewayAs('administrator');
-    const res = await request(gw.app).post('/api/chat/users/4/status').send({
+    const res = await request(gw.app).post('/api/chat/users/4/status').set(BROWSER_HEADERS).send({
       status_text: 'On vacation & away',
       emoji_name: 'car',
       emoji_code: '1f697',
@@ -263,14 +268,17 @@ describe('POST /api/chat/users/{user_id}/status', () => {
     const gw = await gatewayAs();
     await request(gw.app)
       .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
       .send({ status_text: octopus.repeat(60) })
       .expect(204);
     await request(gw.app)
       .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
       .send({ status_text: `  ${'x'.repeat(60)}  ` })
       .expect(204);
     const res = await request(gw.app)
       .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
       .send({ status_text: octopus.repeat(61) });
     expect(res.status).toBe(400);
     expect((res.body as { detail: string }).detail).toContain(
@@ -281,7 +289,10 @@ describe('POST /api/chat/users/{user_id}/status', () => {
 
   it('when a member updates another user, then the chat server refuses and it is 403 with its message', async () => {
     const gw = await gatewayAs('member');
-    const res = await request(gw.app).post('/api/chat/users/2/status').send({ status_text: 'hi' });
+    const res = await request(gw.app)
+      .post('/api/chat/users/2/status')
+      .set(BROWSER_HEADERS)
+      .send({ status_text: 'hi' });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({
       code: 'FORBIDDEN',
@@ -294,6 +305,7 @@ describe('POST /api/chat/users/{user_id}/status', () => {
     const gw = await gatewayAs();
     const res = await request(gw.app)
       .post('/api/chat/users/9999/status')
+      .set(BROWSER_HEADERS)
       .send({ status_text: 'hi' });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 'NOT_FOUND', detail: 'No such user' });
@@ -303,6 +315,7 @@ describe('POST /api/chat/users/{user_id}/status', () => {
     const gw = await gatewayAs();
     const res = await request(gw.app)
       .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
       .send({ emoji_name: 'no_such_emoji' });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
@@ -343,7 +356,10 @@ describe('POST /api/chat/users/{user_id}/status', () => {
     ['an array body', ['status_text'], 'the body must be a JSON object'],
   ])('when the body is %s, then it is 400 with no upstream call', async (_name, body, message) => {
     const gw = await gatewayAs();
-    const res = await request(gw.app).post('/api/chat/users/4/status').send(body);
+    const res = await request(gw.app)
+      .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
+      .send(body);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', source: 'gateway' });
     expect(
@@ -359,7 +375,7 @@ describe('POST /api/chat/users/{user_id}/status', () => {
       const res = await rawRequest(gw.app, {
         method: 'POST',
         path: `/api/chat/users/${id}/status`,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...BROWSER_HEADERS },
         body: '{"status_text":"x"}',
       });
       expect(res.status).toBe(400);
@@ -372,6 +388,7 @@ describe('POST /api/chat/users/{user_id}/status', () => {
     const gw = await gatewayAs();
     const res = await request(gw.app)
       .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
       .type('form')
       .send('status_text=hi');
     expect(res.status).toBe(415);
@@ -382,8 +399,8 @@ describe('POST /api/chat/users/{user_id}/status', () => {
 describe('DELETE /api/chat/emoji/{emoji_name}', () => {
   it('when an administrator deactivates an emoji, then it is 204; a second time it is 404', async () => {
     const gw = await gatewayAs();
-    await request(gw.app).delete('/api/chat/emoji/ship_it').expect(204);
-    const again = await request(gw.app).delete('/api/chat/emoji/ship_it');
+    await request(gw.app).delete('/api/chat/emoji/ship_it').set(BROWSER_HEADERS).expect(204);
+    const again = await request(gw.app).delete('/api/chat/emoji/ship_it').set(BROWSER_HEADERS);
     expect(again.status).toBe(404);
     expect(sentTo('/realm/emoji/ship_it')).toHaveLength(2);
   });
@@ -393,7 +410,7 @@ describe('DELETE /api/chat/emoji/{emoji_name}', () => {
     async (level) => {
       chat.setFeatureLevel(level);
       const gw = await gatewayAs();
-      const res = await request(gw.app).delete('/api/chat/emoji/party');
+      const res = await request(gw.app).delete('/api/chat/emoji/party').set(BROWSER_HEADERS);
       expect(res.status).toBe(404);
       expect(res.body).toMatchObject({
         code: 'NOT_FOUND',
@@ -405,14 +422,17 @@ describe('DELETE /api/chat/emoji/{emoji_name}', () => {
 
   it("when a member deletes someone else's emoji, then it is 403", async () => {
     const gw = await gatewayAs('member');
-    const res = await request(gw.app).delete('/api/chat/emoji/party_parrot');
+    const res = await request(gw.app).delete('/api/chat/emoji/party_parrot').set(BROWSER_HEADERS);
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: 'FORBIDDEN', source: 'chat' });
   });
 
   it('when the name has spaces and unicode, then it travels as one encoded segment', async () => {
     const gw = await gatewayAs();
-    await request(gw.app).delete('/api/chat/emoji/caf%C3%A9%20time').expect(404);
+    await request(gw.app)
+      .delete('/api/chat/emoji/caf%C3%A9%20time')
+      .set(BROWSER_HEADERS)
+      .expect(404);
     expect(chat.requests[0]!.url).toBe('/api/v1/realm/emoji/caf%C3%A9%20time');
   });
 
@@ -425,7 +445,7 @@ describe('DELETE /api/chat/emoji/{emoji_name}', () => {
     ['101 characters', `/api/chat/emoji/${'e'.repeat(101)}`],
   ])('when the path has %s, then it is 400 with no upstream call', async (_name, path) => {
     const gw = await gatewayAs();
-    const res = await rawRequest(gw.app, { method: 'DELETE', path });
+    const res = await rawRequest(gw.app, { method: 'DELETE', path, headers: BROWSER_HEADERS });
     expect(res.status).toBe(400);
     expect(chat.requests).toHaveLength(0);
   });
@@ -475,7 +495,11 @@ describe('chat upstream faults', () => {
   it('when the status update fails upstream, then it is not retried', async () => {
     const gw = await gatewayAs();
     chat.faults.add({ fault: { kind: 'reset' }, times: 1 });
-    await request(gw.app).post('/api/chat/users/4/status').send({ status_text: 'x' }).expect(502);
+    await request(gw.app)
+      .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
+      .send({ status_text: 'x' })
+      .expect(502);
     expect(sentTo('/users/4/status')).toHaveLength(1);
   });
 });
@@ -501,6 +525,7 @@ describe('chat credentials', () => {
       await request(gw.app).get('/api/chat/users/nobody@acme.test'),
       await request(gw.app)
         .post('/api/chat/users/4/status')
+        .set(BROWSER_HEADERS)
         .send({ status_text: 'x'.repeat(61) }),
     ];
     chat.faults.add({

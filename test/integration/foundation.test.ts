@@ -20,6 +20,7 @@ function shell() {
     logger: logs.logger,
     readiness,
     corsOrigins: ['https://app.example.test'],
+    trustProxy: false,
     bodyLimitBytes: 1024,
     routers: { '/api/test': failing },
   });

@@ -106,7 +106,7 @@ describe('search cache in Redis', () => {
   it('when a search is cached, then Redis holds one versioned key under the gateway prefix with a TTL', async () => {
     const gw = await gateway();
     await request(gw.app).get('/api/search?q=coffee&k=4').expect(200);
-    const keys = await keysUnder(gw.inspector!, gw.prefix);
+    const keys = await keysUnder(gw.inspector!, `${gw.prefix}search:`);
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(new RegExp(`^${gw.prefix}search:v1:json:relevance:[\\w-]{43}$`));
     const ttl = await gw.inspector!.pttl(keys[0]!);
@@ -131,7 +131,7 @@ describe('search cache in Redis', () => {
   it('when the stored entry is corrupt, then it is a miss with a warning and the request succeeds', async () => {
     const gw = await gateway();
     await request(gw.app).get('/api/search?q=coffee').expect(200);
-    const [key] = await keysUnder(gw.inspector!, gw.prefix);
+    const [key] = await keysUnder(gw.inspector!, `${gw.prefix}search:`);
     await gw.inspector!.set(key!, '{"v":1,"half":');
     const res = await request(gw.app).get('/api/search?q=coffee');
     expect(res.status).toBe(200);

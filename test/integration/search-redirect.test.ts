@@ -5,7 +5,12 @@ import {
   type SearchSimulator,
 } from '../../src/simulators/search/search-simulator.js';
 import { rawRequest } from '../helpers/raw-request.js';
-import { SEARCH_TOKEN, createTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import {
+  BROWSER_HEADERS,
+  SEARCH_TOKEN,
+  createTestGateway,
+  type TestGateway,
+} from '../helpers/test-gateway.js';
 
 let sim: SearchSimulator;
 let gw: TestGateway;
@@ -89,7 +94,7 @@ describe('GET /api/search/url', () => {
   });
 
   it('when the method is not GET, then it is 405 with Allow and no upstream call', async () => {
-    const res = await request(gw.app).delete('/api/search/url?u=x');
+    const res = await request(gw.app).delete('/api/search/url?u=x').set(BROWSER_HEADERS);
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET');
     expect(sim.requests).toHaveLength(0);

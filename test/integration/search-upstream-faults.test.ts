@@ -71,7 +71,7 @@ describe('search upstream faults', () => {
       expect(res.body).toMatchObject({ status, code, source: 'search' });
       expect(JSON.stringify(res.body)).not.toContain(sim.origin);
       expect(JSON.stringify(res.body)).not.toMatch(/at .*\.ts:\d+/); // no stack trace
-      expect(await keysUnder(gw.inspector!, gw.prefix)).toEqual([]);
+      expect(await keysUnder(gw.inspector!, `${gw.prefix}search:`)).toEqual([]);
 
       sim.faults.clear();
       const again = await request(gw.app).get('/api/search?q=headphones');

@@ -1,22 +1,60 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { AppError } from '../../errors/app-error.js';
+import type { SessionCookie } from '../../http/session-cookie.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
 import type { ChatCredentials } from '../../upstreams/chat/chat-client.js';
 
-/** Decides whose chat rights a request uses. */
-export type ChatCredentialsResolver = (req: Request) => ChatCredentials | Promise<ChatCredentials>;
+/** Decides whose chat rights a request uses, and what happens when the server refuses them. */
+export interface ChatCredentialsResolver {
+  resolve(req: Request, res: Response): Promise<ChatCredentials>;
+  /** The chat server answered 401 to the credentials resolve() gave: the error to answer with. */
+  refused(req: Request, res: Response, error: AppError): Promise<AppError>;
+}
 
 /**
  * `CHAT_AUTH_MODE=service`: every call uses the service account. Only for a gateway behind a
  * trusted authenticating proxy: whoever reaches the gateway acts with the account's rights.
+ * A refusal is the gateway's own misconfiguration: a 502, as mapped.
  */
 export function createServiceCredentials(credentials: ChatCredentials): ChatCredentialsResolver {
   const frozen = Object.freeze({ ...credentials });
-  return () => frozen;
+  return {
+    resolve: () => Promise.resolve(frozen),
+    refused: (_req, _res, error) => Promise.resolve(error),
+  };
 }
 
-/** `CHAT_AUTH_MODE=session` until per-user sessions exist: nobody is logged in. */
-export function createNoSessionCredentials(): ChatCredentialsResolver {
-  return () => {
-    throw new AppError('UNAUTHORIZED', 'Log in first: chat routes need a session in session mode.');
+/**
+ * `CHAT_AUTH_MODE=session`: the logged-in user's own credentials, so the chat server enforces
+ * that user's permissions. A key the server no longer accepts ends the session (401).
+ */
+export function createSessionCredentials(options: {
+  sessions: SessionManager;
+  cookie: SessionCookie;
+}): ChatCredentialsResolver {
+  const { sessions, cookie } = options;
+  return {
+    async resolve(req, res) {
+      const id = cookie.read(req);
+      const session = id === undefined ? undefined : await sessions.lookup(id);
+      if (!session) {
+        if (id !== undefined) cookie.clear(res);
+        throw new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
+      }
+      return session.credentials;
+    },
+    async refused(req, res, error) {
+      const id = cookie.read(req);
+      if (id !== undefined) await sessions.destroy(id);
+      cookie.clear(res);
+      return new AppError(
+        'UNAUTHORIZED',
+        'The chat server no longer accepts this session; log in again.',
+        {
+          source: 'chat',
+          cause: error,
+        },
+      );
+    },
   };
 }

@@ -1,4 +1,5 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
+import { isAppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
 import type { ChatCall } from '../../upstreams/chat/chat-client.js';
@@ -20,17 +21,30 @@ export interface ChatRouterOptions {
 
 /** `/api/chat/...` (contract section 2): parse input, resolve the caller, call the service, send. */
 export function createChatRouter(options: ChatRouterOptions): Router {
-  const { service } = options;
+  const { service, credentials } = options;
   const router = Router();
-  const callOf = async (req: Request): Promise<ChatCall> => ({
-    credentials: await options.credentials(req),
-    requestId: req.id,
-  });
+
+  /** Runs a chat call as the request's caller; a refusal of those credentials is theirs to map. */
+  async function asCaller<T>(
+    req: Request,
+    res: Response,
+    fn: (call: ChatCall) => Promise<T>,
+  ): Promise<T> {
+    const call = { credentials: await credentials.resolve(req, res), requestId: req.id };
+    try {
+      return await fn(call);
+    } catch (error) {
+      if (isAppError(error) && error.code === 'UPSTREAM_AUTH_FAILED' && error.source === 'chat') {
+        throw await credentials.refused(req, res, error);
+      }
+      throw error;
+    }
+  }
 
   router
     .route('/drafts')
     .get(async (req, res) => {
-      const result = await service.drafts(await callOf(req));
+      const result = await asCaller(req, res, (call) => service.drafts(call));
       res.set('Cache-Control', 'no-store').json(result);
     })
     .all(methodNotAllowed(['GET']));
@@ -39,7 +53,9 @@ export function createChatRouter(options: ChatRouterOptions): Router {
     .route('/channel-folders')
     .get(async (req, res) => {
       const { include_archived } = parseInput(ChannelFoldersQuery, req.query, 'query');
-      const result = await service.channelFolders(await callOf(req), include_archived);
+      const result = await asCaller(req, res, (call) =>
+        service.channelFolders(call, include_archived),
+      );
       res
         .status(200)
         .set({
@@ -56,12 +72,14 @@ export function createChatRouter(options: ChatRouterOptions): Router {
     .get(async (req, res) => {
       const { email } = parseInput(EmailParams, req.params, 'path');
       const query = parseInput(UserQuery, req.query, 'query');
-      const result = await service.user(await callOf(req), email, {
-        ...(query.client_gravatar === undefined ? {} : { clientGravatar: query.client_gravatar }),
-        ...(query.include_custom_profile_fields === undefined
-          ? {}
-          : { includeCustomProfileFields: query.include_custom_profile_fields }),
-      });
+      const result = await asCaller(req, res, (call) =>
+        service.user(call, email, {
+          ...(query.client_gravatar === undefined ? {} : { clientGravatar: query.client_gravatar }),
+          ...(query.include_custom_profile_fields === undefined
+            ? {}
+            : { includeCustomProfileFields: query.include_custom_profile_fields }),
+        }),
+      );
       res.set('Cache-Control', 'no-store').json(result);
     })
     .all(methodNotAllowed(['GET']));
@@ -71,7 +89,7 @@ export function createChatRouter(options: ChatRouterOptions): Router {
     .post(async (req, res) => {
       const { user_id } = parseInput(UserIdParams, req.params, 'path');
       const update = parseInput(StatusBody, req.body, 'body');
-      await service.updateStatus(await callOf(req), user_id, update);
+      await asCaller(req, res, (call) => service.updateStatus(call, user_id, update));
       res.status(204).end();
     })
     .all(methodNotAllowed(['POST']));
@@ -80,7 +98,7 @@ export function createChatRouter(options: ChatRouterOptions): Router {
     .route('/emoji/:emoji_name')
     .delete(async (req, res) => {
       const { emoji_name } = parseInput(EmojiParams, req.params, 'path');
-      await service.deactivateEmoji(await callOf(req), emoji_name);
+      await asCaller(req, res, (call) => service.deactivateEmoji(call, emoji_name));
       res.status(204).end();
     })
     .all(methodNotAllowed(['DELETE']));

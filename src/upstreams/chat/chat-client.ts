@@ -4,8 +4,11 @@ import { AppError } from '../../errors/app-error.js';
 import { parseJsonBody, sendUpstream } from '../http/send-upstream.js';
 import { toChatError, type ChatOperation } from './chat-errors.js';
 import {
+  ApiKeyResponse,
   ChannelFoldersResponse,
   ChatEnvelope,
+  OwnUser,
+  type OwnUser as OwnUserType,
   DraftsResponse,
   UserResponse,
   type ChannelFolder,
@@ -48,6 +51,10 @@ export interface ChatClient {
   ): Promise<User>;
   updateUserStatus(call: ChatCall, userId: number, update: StatusUpdate): Promise<void>;
   deactivateEmoji(call: ChatCall, emojiName: string): Promise<void>;
+  /** Password login: the user's own API key (no Basic auth on this endpoint). */
+  fetchApiKey(email: string, password: string, requestId: string): Promise<ChatCredentials>;
+  /** Whose credentials these are; a 401 means they are wrong. */
+  getOwnUser(call: ChatCall): Promise<OwnUserType>;
 }
 
 const SuccessOnly = ChatEnvelope.refine(
@@ -74,15 +81,18 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
 
   async function call<S extends z.ZodType>(
     operation: ChatOperation,
-    { credentials, requestId }: ChatCall,
+    { credentials, requestId }: { credentials: ChatCredentials | undefined; requestId: string },
     request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
     schema: S,
   ): Promise<z.output<S>> {
     const headers: Record<string, string> = {
       accept: 'application/json',
-      authorization: `Basic ${Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')}`,
       'x-request-id': requestId,
     };
+    if (credentials) {
+      const basic = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64');
+      headers['authorization'] = `Basic ${basic}`;
+    }
     if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const response = await sendUpstream(options.pool, {
       source: 'chat',
@@ -140,6 +150,17 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         SuccessOnly,
       );
     },
+    async fetchApiKey(email, password, requestId) {
+      const form = new URLSearchParams({ username: email, password });
+      const result = await call(
+        'login',
+        { credentials: undefined, requestId },
+        { method: 'POST', path: '/fetch_api_key', form },
+        ApiKeyResponse,
+      );
+      return { email: result.email, apiKey: result.api_key };
+    },
+    getOwnUser: (c) => call('me', c, { method: 'GET', path: '/users/me' }, OwnUser),
     async deactivateEmoji(c, emojiName) {
       await call(
         'emoji',

@@ -49,6 +49,13 @@ export function toChatError(response: UpstreamResponse, operation: ChatOperation
       },
     );
   }
+  if (status === 401 && (operation === 'login' || operation === 'me')) {
+    // At login the credentials are the user's own: wrong ones are the caller's problem.
+    const message = envelope.success
+      ? envelope.data.msg.slice(0, MAX_DETAIL)
+      : 'The credentials were refused.';
+    return new AppError('UNAUTHORIZED', message, { source: 'chat' });
+  }
   if (status === 401) {
     // The gateway's own credentials were refused: the browser can do nothing about that, so it
     // is a 502 and the server's WWW-Authenticate challenge is not passed on.

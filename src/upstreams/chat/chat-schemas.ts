@@ -65,3 +65,23 @@ export const ChatEnvelope = z.looseObject({
   msg: z.string(),
   code: z.string().optional(),
 });
+
+/** POST /fetch_api_key (Zulip OpenAPI): the user's API key and the email to use with it. */
+export const ApiKeyResponse = z.looseObject({
+  api_key: z.string().min(1),
+  email: z.string().min(1),
+  user_id: z.number().int().optional(),
+});
+
+/** GET /users/me: who the credentials belong to. */
+export const OwnUser = z.looseObject({
+  user_id: z.number().int(),
+  email: z.string(),
+  full_name: z.string(),
+  role: z.number().int().optional(),
+  is_admin: z.boolean().optional(),
+  is_owner: z.boolean().optional(),
+  is_guest: z.boolean().optional(),
+  is_bot: z.boolean().optional(),
+});
+export type OwnUser = z.infer<typeof OwnUser>;

@@ -1,0 +1,75 @@
+import { Router, type RequestHandler } from 'express';
+import { AppError } from '../../errors/app-error.js';
+import { parseInput } from '../../errors/validation-error.js';
+import { methodNotAllowed } from '../../http/error-handler.js';
+import type { SessionCookie } from '../../http/session-cookie.js';
+import type { Session, SessionManager } from '../../sessions/session-manager.js';
+import { LoginBody } from './auth-inputs.js';
+import type { AuthService } from './auth-service.js';
+
+export interface AuthRouterOptions {
+  service: AuthService;
+  sessions: SessionManager;
+  cookie: SessionCookie;
+  /** The stricter rate limit for login attempts. */
+  loginLimit: RequestHandler;
+}
+
+/** What the browser may know of its session: who, and until when. Never the credentials. */
+function describe(session: Session) {
+  return {
+    user: {
+      user_id: session.profile.userId,
+      email: session.profile.email,
+      full_name: session.profile.fullName,
+      role: session.profile.role ?? null,
+    },
+    created_at: new Date(session.createdAt).toISOString(),
+    idle_expires_at: new Date(session.idleExpiresAt).toISOString(),
+    expires_at: new Date(session.absoluteExpiresAt).toISOString(),
+  };
+}
+
+/** `/api/auth/...` (contract section 2), mounted in session mode only. */
+export function createAuthRouter(options: AuthRouterOptions): Router {
+  const { service, sessions, cookie } = options;
+  const router = Router();
+
+  router
+    .route('/login')
+    .post(options.loginLimit, async (req, res) => {
+      const input = parseInput(LoginBody, req.body, 'body');
+      const { id, session } = await service.login(input, req.id);
+      // Rotation: whatever session this browser had is ended, and the new one gets a new id.
+      const previous = cookie.read(req);
+      if (previous !== undefined) await sessions.destroy(previous);
+      cookie.set(res, id);
+      res.set('Cache-Control', 'no-store').json(describe(session));
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/logout')
+    .post(async (req, res) => {
+      const id = cookie.read(req);
+      if (id !== undefined) await sessions.destroy(id);
+      cookie.clear(res);
+      res.status(204).end();
+    })
+    .all(methodNotAllowed(['POST']));
+
+  router
+    .route('/session')
+    .get(async (req, res) => {
+      const id = cookie.read(req);
+      const session = id === undefined ? undefined : await sessions.lookup(id);
+      if (!session) {
+        if (id !== undefined) cookie.clear(res);
+        throw new AppError('UNAUTHORIZED', 'Nobody is logged in.');
+      }
+      res.set('Cache-Control', 'no-store').json(describe(session));
+    })
+    .all(methodNotAllowed(['GET']));
+
+  return router;
+}

@@ -1,0 +1,58 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import { createMemoryCacheStore } from './cache/memory-cache-store.js';
+import { createRedisCacheStore } from './cache/redis-cache-store.js';
+import { createRedisClient } from './cache/redis-client.js';
+import type { GatewayParts } from './create-gateway.js';
+import { createMemorySessionStore } from './sessions/memory-session-store.js';
+import { createRedisSessionStore } from './sessions/redis-session-store.js';
+import { createUpstreamPool } from './upstreams/http/upstream-pool.js';
+
+export interface GatewayResources {
+  parts: GatewayParts;
+  /** Connects Redis (when configured); rejects if it cannot. Nothing connects before. */
+  connect(): Promise<void>;
+  /** Closes the upstream pools and Redis. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything the gateway holds open, built from configuration but not yet connected: the
+ * caller (an entry point, a test, the benchmark) decides when sockets open.
+ */
+export function createGatewayResources(config: Config, logger: Logger): GatewayResources {
+  let redis: Redis | undefined;
+  if (config.redis.url !== undefined) {
+    redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
+  }
+  const pool = (baseUrl: string, connectTimeoutMs: number, deadlineMs: number) =>
+    createUpstreamPool({ origin: new URL(baseUrl).origin, connectTimeoutMs, deadlineMs });
+  const searchPool = pool(
+    config.search.baseUrl,
+    config.search.connectTimeoutMs,
+    config.search.timeoutMs,
+  );
+  const chatPool = pool(config.chat.baseUrl, config.chat.connectTimeoutMs, config.chat.timeoutMs);
+
+  return {
+    parts: {
+      config,
+      logger,
+      redis,
+      store: redis
+        ? createRedisCacheStore({ redis, logger })
+        : createMemoryCacheStore({ maxEntries: config.cacheMaxEntries }),
+      sessionStore: redis ? createRedisSessionStore({ redis, logger }) : createMemorySessionStore(),
+      searchPool,
+      chatPool,
+    },
+    async connect() {
+      await redis?.connect();
+    },
+    async close() {
+      await Promise.all([searchPool.close(), chatPool.close()]).catch(() => undefined);
+      if (redis) await redis.quit().catch(() => redis?.disconnect());
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { AppError } from '../errors/app-error.js';
+import { StoredSession, type SessionStore } from './session-store.js';
+
+const KEY_VERSION = 'v1';
+
+function unavailable(cause: unknown): AppError {
+  return new AppError(
+    'SERVICE_UNAVAILABLE',
+    'Sessions are unavailable right now; try again shortly.',
+    {
+      retryAfterSeconds: 1,
+      cause,
+    },
+  );
+}
+
+/** Sessions shared by all instances. Redis trouble fails closed (503), never as "logged out". */
+export function createRedisSessionStore(options: {
+  redis: Redis;
+  logger: Logger;
+  now?: () => number;
+}): SessionStore {
+  const { redis, logger } = options;
+  const now = options.now ?? Date.now;
+  const keyOf = (idHash: string) => `session:${KEY_VERSION}:${idHash}`;
+  return {
+    backend: 'redis',
+    async get(idHash) {
+      let raw: string | null;
+      try {
+        raw = await redis.get(keyOf(idHash));
+      } catch (error) {
+        throw unavailable(error);
+      }
+      if (raw === null) return undefined;
+      let json: unknown;
+      try {
+        json = JSON.parse(raw);
+      } catch {
+        json = undefined;
+      }
+      const parsed = StoredSession.safeParse(json);
+      if (!parsed.success) {
+        logger.warn('corrupt session record ignored');
+        return undefined;
+      }
+      return parsed.data;
+    },
+    async set(idHash, session) {
+      const ttlMs = Math.min(session.idleExpiresAt, session.absoluteExpiresAt) - now();
+      if (ttlMs <= 0) return;
+      try {
+        await redis.set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs);
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+    async delete(idHash) {
+      try {
+        await redis.del(keyOf(idHash));
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { ChatCredentials } from '../upstreams/chat/chat-client.js';
+import type { SessionSealer } from './session-crypto.js';
+import type { SessionStore, StoredSession } from './session-store.js';
+
+export interface SessionProfile {
+  userId: number;
+  email: string;
+  fullName: string;
+  role: number | undefined;
+}
+
+export interface Session {
+  profile: SessionProfile;
+  credentials: ChatCredentials;
+  createdAt: number;
+  absoluteExpiresAt: number;
+  idleExpiresAt: number;
+}
+
+export interface SessionManager {
+  /** A new session with a fresh id (login always rotates the id). */
+  create(
+    profile: SessionProfile,
+    credentials: ChatCredentials,
+  ): Promise<{ id: string; session: Session }>;
+  /** The live session for an id, sliding its idle expiry; undefined when unknown or expired. */
+  lookup(id: string): Promise<Session | undefined>;
+  destroy(id: string): Promise<void>;
+}
+
+export interface SessionManagerOptions {
+  store: SessionStore;
+  sealer: SessionSealer;
+  idleTimeoutSeconds: number;
+  absoluteTimeoutSeconds: number;
+  now?: () => number;
+}
+
+/** 256 random bits, base64url: what the cookie carries. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/** The store never sees ids, only their hashes: a store dump cannot be replayed as cookies. */
+const hashOf = (id: string) => createHash('sha256').update(id).digest('base64url');
+
+export function createSessionManager(options: SessionManagerOptions): SessionManager {
+  const { store, sealer } = options;
+  const now = options.now ?? Date.now;
+  const idleMs = options.idleTimeoutSeconds * 1000;
+  // Writing back every request would cost a Redis write per call; a minute of slack is enough.
+  const touchEveryMs = Math.min(60_000, idleMs / 10);
+
+  function toSession(stored: StoredSession, apiKey: string): Session {
+    return {
+      profile: {
+        userId: stored.userId,
+        email: stored.email,
+        fullName: stored.fullName,
+        role: stored.role,
+      },
+      credentials: { email: stored.email, apiKey },
+      createdAt: stored.createdAt,
+      absoluteExpiresAt: stored.absoluteExpiresAt,
+      idleExpiresAt: stored.idleExpiresAt,
+    };
+  }
+
+  return {
+    async create(profile, credentials) {
+      const id = randomBytes(32).toString('base64url');
+      const idHash = hashOf(id);
+      const t = now();
+      const stored: StoredSession = {
+        v: 1,
+        userId: profile.userId,
+        email: credentials.email,
+        fullName: profile.fullName,
+        ...(profile.role === undefined ? {} : { role: profile.role }),
+        sealedApiKey: sealer.seal(credentials.apiKey, idHash),
+        createdAt: t,
+        absoluteExpiresAt: t + options.absoluteTimeoutSeconds * 1000,
+        idleExpiresAt: t + idleMs,
+      };
+      await store.set(idHash, stored);
+      return { id, session: toSession(stored, credentials.apiKey) };
+    },
+    async lookup(id) {
+      if (!SESSION_ID.test(id)) return undefined;
+      const idHash = hashOf(id);
+      const stored = await store.get(idHash);
+      const t = now();
+      if (!stored || stored.idleExpiresAt <= t || stored.absoluteExpiresAt <= t) return undefined;
+      const apiKey = sealer.open(stored.sealedApiKey, idHash);
+      if (apiKey === undefined) return undefined;
+      let current = stored;
+      if (t + idleMs - stored.idleExpiresAt >= touchEveryMs) {
+        current = { ...stored, idleExpiresAt: Math.min(t + idleMs, stored.absoluteExpiresAt) };
+        await store.set(idHash, current);
+      }
+      return toSession(current, apiKey);
+    },
+    async destroy(id) {
+      if (SESSION_ID.test(id)) await store.delete(hashOf(id));
+    },
+  };
+}

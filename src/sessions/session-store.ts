@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** A session as stored: the API key sealed (session-crypto.ts), timestamps in epoch ms. */
+export const StoredSession = z.strictObject({
+  v: z.literal(1),
+  userId: z.number().int(),
+  email: z.string(),
+  fullName: z.string(),
+  role: z.number().int().optional(),
+  sealedApiKey: z.string(),
+  createdAt: z.number().int(),
+  absoluteExpiresAt: z.number().int(),
+  idleExpiresAt: z.number().int(),
+});
+export type StoredSession = z.infer<typeof StoredSession>;
+
+/**
+ * Where sessions live, keyed by a hash of the session id (never the id itself). Unlike the
+ * cache, a session store fails closed: a backend fault throws SERVICE_UNAVAILABLE rather than
+ * pretending nobody is logged in.
+ */
+export interface SessionStore {
+  readonly backend: 'redis' | 'memory';
+  get(idHash: string): Promise<StoredSession | undefined>;
+  /** Keeps the session until `session.idleExpiresAt` (or its absolute expiry, if sooner). */
+  set(idHash: string, session: StoredSession): Promise<void>;
+  delete(idHash: string): Promise<void>;
+}
