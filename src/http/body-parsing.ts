@@ -7,8 +7,11 @@ import { AppError } from '../errors/app-error.js';
  */
 export function createBodyParsing(limitBytes: number): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
-    // req.is() is null without a body and false for a body of another type.
-    if (req.is('application/json') === false) {
+    // req.is() is false for a body of another type, but it counts `Content-Length: 0` (what a
+    // browser sends for a body-less POST) as a body; an empty body has no type to refuse.
+    const empty =
+      req.headers['content-length'] === '0' && req.headers['transfer-encoding'] === undefined;
+    if (!empty && req.is('application/json') === false) {
       next(
         new AppError('UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json.', {
           headers: { 'Accept-Post': 'application/json' },

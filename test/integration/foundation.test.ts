@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createReadiness } from '../../src/health/readiness.js';
 import { createLogCapture } from '../helpers/log-capture.js';
+import { rawRequest } from '../helpers/raw-request.js';
 
 /** The app shell with one router that fails on purpose and one that echoes a JSON body. */
 function shell() {
@@ -81,6 +82,15 @@ describe('gateway foundation', () => {
       .send(body);
     expect(res.status).toBe(415);
     expect(res.body).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE', source: 'gateway' });
+  });
+
+  it('when a POST has an empty body and no Content-Type (a browser fetch without body), then it is not 415', async () => {
+    const res = await rawRequest(shell().app, {
+      method: 'POST',
+      path: '/api/test/echo',
+      headers: { 'content-length': '0' },
+    });
+    expect(res.status).toBe(200);
   });
 
   it('when a JSON body is malformed, then it is 400 MALFORMED_JSON', async () => {

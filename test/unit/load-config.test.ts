@@ -87,6 +87,33 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...minimal, REDIS_URL: '', PORT: '' }).port).toBe(3000);
   });
 
+  it.each([
+    ['false', false],
+    ['1', 1],
+    ['loopback, 10.0.0.0/8', ['loopback', '10.0.0.0/8']],
+  ])('when TRUST_PROXY is %s, then Express gets %j', (value, expected) => {
+    expect(loadConfig({ ...minimal, TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['true', 'everyone', '10.0.0.0/8; rm'])(
+    'when TRUST_PROXY is %s, then it is refused',
+    (value) => {
+      expect(problemsOf({ ...minimal, TRUST_PROXY: value })).toEqual([
+        'TRUST_PROXY must be false, a hop count, or a list of proxy addresses',
+      ]);
+    },
+  );
+
+  it('when SameSite=None is asked without Secure, then it is refused', () => {
+    expect(
+      problemsOf({
+        ...minimal,
+        SESSION_COOKIE_SAMESITE: 'none',
+        SESSION_COOKIE_SECURE: 'false',
+      })[0],
+    ).toMatch(/^SESSION_COOKIE_SAMESITE none needs/);
+  });
+
   it('when CORS_ORIGINS lists origins, then they are parsed and trimmed', () => {
     const config = loadConfig({
       ...minimal,

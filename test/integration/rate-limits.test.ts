@@ -1,0 +1,124 @@
+import request from 'supertest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createChatSimulator,
+  type ChatSimulator,
+} from '../../src/simulators/chat/chat-simulator.js';
+import {
+  createSearchSimulator,
+  type SearchSimulator,
+} from '../../src/simulators/search/search-simulator.js';
+import {
+  BROWSER_HEADERS,
+  SEARCH_TOKEN,
+  createTestGateway,
+  type TestGateway,
+} from '../helpers/test-gateway.js';
+
+let chat: ChatSimulator;
+let search: SearchSimulator;
+const gateways: TestGateway[] = [];
+
+beforeAll(async () => {
+  chat = createChatSimulator();
+  search = createSearchSimulator({ clientToken: SEARCH_TOKEN });
+  await Promise.all([chat.listen(), search.listen()]);
+});
+afterAll(() => Promise.all([chat.close(), search.close()]));
+beforeEach(() => {
+  chat.requests.length = 0;
+  search.requests.length = 0;
+});
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((g) => g.close()));
+});
+
+async function gateway(
+  env: Record<string, string>,
+  cache: 'redis' | 'memory' | { redisUrl: string } = 'redis',
+  prefix?: string,
+) {
+  const gw = await createTestGateway({
+    searchOrigin: search.origin,
+    chatOrigin: chat.origin,
+    cache,
+    env: { ...env, ...(prefix ? { REDIS_KEY_PREFIX: prefix } : {}) },
+  });
+  gateways.push(gw);
+  return gw;
+}
+
+const searchOnce = (gw: TestGateway, headers: Record<string, string> = {}) =>
+  request(gw.app).get('/api/search?q=coffee').set(headers);
+
+describe('rate limits', () => {
+  it('when a client exceeds its limit, then it gets 429 with Retry-After and RateLimit headers, and no upstream call', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '3' });
+    const ok = [await searchOnce(gw), await searchOnce(gw), await searchOnce(gw)];
+    expect(ok.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(ok[0]!.headers['ratelimit-policy']).toBe('"client";q=3;w=60');
+    expect(ok[2]!.headers['ratelimit']).toMatch(/^"client";r=0;t=\d+$/);
+    const calls = search.requests.length;
+    const limited = await searchOnce(gw);
+    expect(limited.status).toBe(429);
+    expect(limited.body).toMatchObject({ code: 'RATE_LIMITED', source: 'gateway' });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(search.requests.length).toBe(calls);
+  });
+
+  it('when two instances share Redis, then they count together', async () => {
+    const a = await gateway({ RATE_LIMIT_PER_CLIENT: '3' });
+    const b = await gateway({ RATE_LIMIT_PER_CLIENT: '3' }, 'redis', a.prefix);
+    expect((await searchOnce(a)).status).toBe(200);
+    expect((await searchOnce(b)).status).toBe(200);
+    expect((await searchOnce(a)).status).toBe(200);
+    expect((await searchOnce(b)).status).toBe(429);
+  });
+
+  it('when Redis is down, then each instance still limits on its own (never a 500, never unlimited)', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '2' }, { redisUrl: 'redis://127.0.0.1:9/0' });
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await searchOnce(gw)).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('when a session makes too many requests, then its own limit applies even under the client limit', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_SESSION: '2' });
+    const cookie = { Cookie: `__Host-bff_session=${'a'.repeat(43)}` };
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await searchOnce(gw, cookie)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect((await searchOnce(gw)).status).toBe(200);
+  });
+
+  it('when login attempts exceed the stricter login limit, then further attempts are 429 without reaching the chat server', async () => {
+    const gw = await gateway({ LOGIN_RATE_LIMIT_PER_CLIENT: '2' });
+    const attempt = () =>
+      request(gw.app)
+        .post('/api/auth/login')
+        .set(BROWSER_HEADERS)
+        .send({ email: 'marie@acme.test', password: 'wrong' });
+    expect((await attempt()).status).toBe(401);
+    expect((await attempt()).status).toBe(401);
+    const limited = await attempt();
+    expect(limited.status).toBe(429);
+    expect(limited.headers['ratelimit-policy']).toBe('"login";q=2;w=900');
+    expect(chat.requests.filter((r) => r.pathname === '/api/v1/fetch_api_key')).toHaveLength(2);
+  });
+
+  it('when no proxy is trusted, then X-Forwarded-For cannot buy a fresh budget', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '2' });
+    const statuses = [];
+    for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+      statuses.push((await searchOnce(gw, { 'X-Forwarded-For': ip })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+
+  it('when one proxy hop is trusted, then the address it reports is the client', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '1', TRUST_PROXY: '1' });
+    expect((await searchOnce(gw, { 'X-Forwarded-For': '198.51.100.1' })).status).toBe(200);
+    expect((await searchOnce(gw, { 'X-Forwarded-For': '198.51.100.2' })).status).toBe(200);
+    expect((await searchOnce(gw, { 'X-Forwarded-For': '198.51.100.1' })).status).toBe(429);
+  });
+});
