@@ -16,6 +16,8 @@ async function demo(): Promise<void> {
   const [searchOrigin, chatOrigin] = await Promise.all([search.listen(), chat.listen()]);
   const admin = chat.credentials('administrator');
 
+  // Service mode: the demo acts as the simulated organization's administrator, so the chat
+  // routes answer without a login step.
   const config = loadConfig({
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
@@ -41,6 +43,8 @@ async function demo(): Promise<void> {
       `  curl '${base}/api/search?q=wireless+headphones&k=5&sort=price_asc'`,
       `  curl -H 'Accept: application/ld+json' '${base}/api/search?q=coffee&k=3'`,
       `  curl -i '${base}/api/search?q=laptop&k=0'          # a validation error envelope`,
+      `  curl '${base}/api/chat/channel-folders?include_archived=true'`,
+      `  curl -X DELETE -H 'X-CSRF: 1' -H 'Sec-Fetch-Site: same-origin' '${base}/api/chat/emoji/party'   # 404 envelope`,
       `  curl '${base}/readyz'`,
       '',
       'Ctrl-C stops it.',
