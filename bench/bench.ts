@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     const { server, url } = await listen(gw.app);
     closers.push(async () => {
       await new Promise((resolve) => server.close(resolve));
+      gw.shutdown();
       await resources.close();
     });
     // Warm the entry so every measured request of a caching target is a hit.

@@ -75,6 +75,8 @@ export const EnvSchema = z
     CHAT_EMAIL: z.email({ error: 'must be an email address' }).optional(),
     CHAT_API_KEY: z.string().min(1).optional(),
     CHAT_TIMEOUT_MS: integer(50, 60_000).default(5000),
+    /** Status update, emoji deletion and each login call: writes are never retried. */
+    CHAT_WRITE_TIMEOUT_MS: integer(50, 60_000).default(8000),
     CHAT_CONNECT_TIMEOUT_MS: integer(10, 30_000).default(1000),
     CHANNEL_FOLDERS_CACHE_TTL_SECONDS: integer(0, 86_400).default(60),
     CHANNEL_FOLDERS_CACHE_STALE_SECONDS: integer(0, 86_400).default(300),
@@ -84,6 +86,7 @@ export const EnvSchema = z
     SEARCH_CLIENT_TOKEN: z.string().min(1, 'must not be empty'),
     SEARCH_MAX_K: integer(1, 100).default(10),
     SEARCH_TIMEOUT_MS: integer(50, 60_000).default(5000),
+    SEARCH_REDIRECT_TIMEOUT_MS: integer(50, 60_000).default(3000),
     SEARCH_CONNECT_TIMEOUT_MS: integer(10, 30_000).default(1000),
     SEARCH_CACHE_TTL_SECONDS: integer(0, 86_400).default(60),
     SEARCH_CACHE_STALE_SECONDS: integer(0, 86_400).default(300),
@@ -95,6 +98,12 @@ export const EnvSchema = z
     REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
     REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
     CACHE_MAX_ENTRIES: integer(1, 1_000_000).default(5000),
+    /** Spreads expiries of entries written together by up to ± this share of their TTL. */
+    CACHE_TTL_JITTER_PERCENT: integer(0, 50).default(10),
+    BREAKER_FAILURE_PERCENT: integer(1, 100).default(50),
+    BREAKER_MIN_REQUESTS: integer(1, 10_000).default(10),
+    BREAKER_WINDOW_SECONDS: integer(1, 3600).default(10),
+    BREAKER_OPEN_SECONDS: integer(1, 3600).default(10),
 
     CORS_ORIGINS: origins.default([]),
     /** Encrypts the chat API keys kept in sessions; unset means a random per-process key. */
@@ -115,6 +124,8 @@ export const EnvSchema = z
     LOGIN_RATE_LIMIT_PER_CLIENT: integer(1, 10_000).default(10),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
     SHUTDOWN_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+    /** After SIGTERM, /readyz says 503 this long before the listener stops accepting. */
+    SHUTDOWN_DRAIN_DELAY_MS: integer(0, 60_000).default(3000),
   })
   // `when` makes these run even when other variables failed, so one message names them all.
   .refine((env) => env.CHAT_AUTH_MODE !== 'service' || env.CHAT_EMAIL !== undefined, {

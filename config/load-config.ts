@@ -10,6 +10,7 @@ export interface Config {
     readonly email: string | undefined;
     readonly apiKey: string | undefined;
     readonly timeoutMs: number;
+    readonly writeTimeoutMs: number;
     readonly connectTimeoutMs: number;
     readonly channelFoldersCache: CacheWindows;
   };
@@ -18,6 +19,7 @@ export interface Config {
     readonly clientToken: string;
     readonly maxK: number;
     readonly timeoutMs: number;
+    readonly redirectTimeoutMs: number;
     readonly connectTimeoutMs: number;
     readonly cache: CacheWindows;
     readonly cursorSecret: string | undefined;
@@ -28,6 +30,8 @@ export interface Config {
     readonly commandTimeoutMs: number;
   };
   readonly cacheMaxEntries: number;
+  readonly cacheTtlJitterRatio: number;
+  readonly breaker: BreakerThresholds;
   readonly session: {
     readonly secret: string | undefined;
     readonly cookieSecure: boolean;
@@ -47,6 +51,15 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly bodyLimitBytes: number;
   readonly shutdownTimeoutMs: number;
+  readonly shutdownDrainDelayMs: number;
+}
+
+/** When an upstream's circuit opens, and for how long calls then fail fast. */
+export interface BreakerThresholds {
+  readonly failurePercent: number;
+  readonly minRequests: number;
+  readonly windowSeconds: number;
+  readonly openSeconds: number;
 }
 
 /** How long an entry is fresh, then served stale while refreshing, then kept for errors only. */
@@ -95,6 +108,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       email: e.CHAT_EMAIL,
       apiKey: e.CHAT_API_KEY,
       timeoutMs: e.CHAT_TIMEOUT_MS,
+      writeTimeoutMs: e.CHAT_WRITE_TIMEOUT_MS,
       connectTimeoutMs: e.CHAT_CONNECT_TIMEOUT_MS,
       channelFoldersCache: {
         ttlSeconds: e.CHANNEL_FOLDERS_CACHE_TTL_SECONDS,
@@ -107,6 +121,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       clientToken: e.SEARCH_CLIENT_TOKEN,
       maxK: e.SEARCH_MAX_K,
       timeoutMs: e.SEARCH_TIMEOUT_MS,
+      redirectTimeoutMs: e.SEARCH_REDIRECT_TIMEOUT_MS,
       connectTimeoutMs: e.SEARCH_CONNECT_TIMEOUT_MS,
       cache: {
         ttlSeconds: e.SEARCH_CACHE_TTL_SECONDS,
@@ -121,6 +136,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     },
     cacheMaxEntries: e.CACHE_MAX_ENTRIES,
+    cacheTtlJitterRatio: e.CACHE_TTL_JITTER_PERCENT / 100,
+    breaker: {
+      failurePercent: e.BREAKER_FAILURE_PERCENT,
+      minRequests: e.BREAKER_MIN_REQUESTS,
+      windowSeconds: e.BREAKER_WINDOW_SECONDS,
+      openSeconds: e.BREAKER_OPEN_SECONDS,
+    },
     session: {
       secret: e.SESSION_SECRET,
       cookieSecure: e.SESSION_COOKIE_SECURE,
@@ -139,6 +161,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     corsOrigins: e.CORS_ORIGINS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
   });
 }
 

@@ -31,6 +31,11 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', deps.trustProxy);
 
   app.use(createRequestId());
+  // While draining, every response tells the client to take its next request elsewhere.
+  app.use((_req, res, next) => {
+    if (deps.readiness.draining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(createRequestLogger(deps.logger));
   app.use(createSecurity({ corsOrigins: deps.corsOrigins }));
   app.use(createHealthRouter(deps.readiness));

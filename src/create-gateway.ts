@@ -12,6 +12,7 @@ import { createReadiness, type Readiness } from './health/readiness.js';
 import { createCsrfGuard } from './http/csrf-guard.js';
 import { createRateLimits } from './http/rate-limits.js';
 import { createSessionCookie } from './http/session-cookie.js';
+import { createUpstreamBreaker, type Breaker } from './upstreams/http/circuit-breaker.js';
 import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
 import { createSessionSealer } from './sessions/session-crypto.js';
 import { createSessionManager } from './sessions/session-manager.js';
@@ -25,6 +26,8 @@ export interface GatewayParts {
   sessionStore: SessionStore;
   /** The shared Redis, for rate-limit counters; absent without REDIS_URL. */
   redis: Redis | undefined;
+  /** Open while Redis keeps failing: every Redis user skips it at once instead of timing out. */
+  redisBreaker: Breaker | undefined;
   searchPool: Dispatcher;
   chatPool: Dispatcher;
 }
@@ -33,14 +36,31 @@ export interface Gateway {
   app: Express;
   loader: CachedLoader;
   readiness: Readiness;
+  /** Stops the breakers' timers. */
+  shutdown(): void;
 }
 
 /** Wires clients, cache, sessions, services and routers into an app; opens nothing. */
 export function createGateway(parts: GatewayParts): Gateway {
   const { config, logger, store } = parts;
-  const loader = createCachedLoader({ store, logger });
+  const loader = createCachedLoader({ store, logger, ttlJitterRatio: config.cacheTtlJitterRatio });
+  const breakers = {
+    search: createUpstreamBreaker({ source: 'search', thresholds: config.breaker, logger }),
+    chat: createUpstreamBreaker({ source: 'chat', thresholds: config.breaker, logger }),
+  };
+  // An open circuit degrades the gateway (stale answers, fast 503s); it never makes it unready.
+  const circuit = (breaker: Breaker) => () =>
+    breaker.state === 'closed'
+      ? { status: 'ok' as const, circuit: breaker.state }
+      : {
+          status: 'degraded' as const,
+          circuit: breaker.state,
+          detail: `retry in ${breaker.retryAfterSeconds()} s`,
+        };
   const readiness = createReadiness([
     { name: 'cache', check: () => ({ backend: store.backend, ...store.health() }) },
+    { name: 'search', check: circuit(breakers.search) },
+    { name: 'chat', check: circuit(breakers.chat) },
   ]);
 
   const cookie = createSessionCookie({
@@ -57,6 +77,7 @@ export function createGateway(parts: GatewayParts): Gateway {
   const rateLimits = createRateLimits({
     limits: config.rateLimit,
     redis: parts.redis,
+    redisUsable: () => parts.redisBreaker?.state !== 'open',
     sessionOf: (req) => cookie.read(req),
   });
 
@@ -71,13 +92,28 @@ export function createGateway(parts: GatewayParts): Gateway {
       ...createChatFeature({
         config,
         pool: parts.chatPool,
+        breaker: breakers.chat,
         loader,
         sessions,
         cookie,
         loginLimit: rateLimits.login,
       }),
-      [SEARCH_ROUTE]: createSearchFeature({ config, logger, pool: parts.searchPool, loader }),
+      [SEARCH_ROUTE]: createSearchFeature({
+        config,
+        logger,
+        pool: parts.searchPool,
+        breaker: breakers.search,
+        loader,
+      }),
     },
   });
-  return { app, loader, readiness };
+  return {
+    app,
+    loader,
+    readiness,
+    shutdown() {
+      breakers.search.shutdown();
+      breakers.chat.shutdown();
+    },
+  };
 }

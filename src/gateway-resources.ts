@@ -7,6 +7,7 @@ import { createRedisClient } from './cache/redis-client.js';
 import type { GatewayParts } from './create-gateway.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
+import { createBreaker, type Breaker } from './upstreams/http/circuit-breaker.js';
 import { createUpstreamPool } from './upstreams/http/upstream-pool.js';
 
 export interface GatewayResources {
@@ -23,8 +24,18 @@ export interface GatewayResources {
  */
 export function createGatewayResources(config: Config, logger: Logger): GatewayResources {
   let redis: Redis | undefined;
+  let redisBreaker: Breaker | undefined;
   if (config.redis.url !== undefined) {
     redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
+    // Three failures in a row and Redis is skipped for a second: a Redis that accepts
+    // connections but never answers would otherwise cost every request its command timeout.
+    redisBreaker = createBreaker({
+      name: 'redis',
+      thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
+      logger,
+      isFailure: () => true,
+      openError: () => new Error('redis circuit open'),
+    });
   }
   const pool = (baseUrl: string, connectTimeoutMs: number, deadlineMs: number) =>
     createUpstreamPool({ origin: new URL(baseUrl).origin, connectTimeoutMs, deadlineMs });
@@ -40,10 +51,15 @@ export function createGatewayResources(config: Config, logger: Logger): GatewayR
       config,
       logger,
       redis,
-      store: redis
-        ? createRedisCacheStore({ redis, logger })
-        : createMemoryCacheStore({ maxEntries: config.cacheMaxEntries }),
-      sessionStore: redis ? createRedisSessionStore({ redis, logger }) : createMemorySessionStore(),
+      redisBreaker,
+      store:
+        redis && redisBreaker
+          ? createRedisCacheStore({ redis, breaker: redisBreaker, logger })
+          : createMemoryCacheStore({ maxEntries: config.cacheMaxEntries }),
+      sessionStore:
+        redis && redisBreaker
+          ? createRedisSessionStore({ redis, breaker: redisBreaker, logger })
+          : createMemorySessionStore(),
       searchPool,
       chatPool,
     },
@@ -51,6 +67,7 @@ export function createGatewayResources(config: Config, logger: Logger): GatewayR
       await redis?.connect();
     },
     async close() {
+      redisBreaker?.shutdown();
       await Promise.all([searchPool.close(), chatPool.close()]).catch(() => undefined);
       if (redis) await redis.quit().catch(() => redis?.disconnect());
     },

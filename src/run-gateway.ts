@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { createGateway } from './create-gateway.js';
@@ -37,18 +38,29 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 
+  /**
+   * Graceful stop: /readyz turns 503 at once; new connections are still accepted for the drain
+   * delay (load balancers need a probe or two to notice); then the listener closes, idle
+   * keep-alive sockets are closed, in-flight requests finish (answered with Connection: close),
+   * background refreshes settle, and pools and Redis close. Past SHUTDOWN_TIMEOUT_MS every
+   * connection is cut and the result is false.
+   */
   async function stop(): Promise<boolean> {
     gateway.readiness.startDraining();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    const clean = await Promise.race([
-      closed.then(async () => {
-        await gateway.loader.settled();
-        return true;
-      }),
-      new Promise<false>((resolve) => setTimeout(resolve, config.shutdownTimeoutMs, false).unref()),
-    ]);
+    const hardDeadline = new Promise<false>((resolve) =>
+      setTimeout(resolve, config.shutdownTimeoutMs, false).unref(),
+    );
+    const drained = (async () => {
+      await sleep(config.shutdownDrainDelayMs);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await gateway.loader.settled();
+      return true as const;
+    })();
+    const clean = await Promise.race([drained, hardDeadline]);
     if (!clean) server.closeAllConnections();
+    gateway.shutdown();
     await resources.close();
     return clean;
   }

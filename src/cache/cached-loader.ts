@@ -36,7 +36,10 @@ export interface CachedLoader {
 export interface CachedLoaderOptions {
   store: CacheStore;
   logger: Logger;
+  /** Each entry's TTL is spread by up to ± this share, so entries written together do not expire together. */
+  ttlJitterRatio?: number;
   now?: () => number;
+  random?: () => number;
 }
 
 /** Upstream trouble may be papered over with a stale entry; a client's own mistake may not. */
@@ -47,6 +50,8 @@ function isUpstreamFailure(error: unknown): boolean {
 export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const { store, logger } = options;
   const now = options.now ?? Date.now;
+  const random = options.random ?? Math.random;
+  const jitter = options.ttlJitterRatio ?? 0;
   // One load per key on this instance. A key leaves the map only after the store holds the
   // result, and one Redis connection answers in order, so a request whose read missed finds
   // either the running load or the stored entry, never neither.
@@ -58,7 +63,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     const promise = (async () => {
       try {
         const fresh = await load();
-        await store.set(key, toEntry(fresh, windows, now()));
+        await store.set(key, toEntry(fresh, windows, now(), 1 + jitter * (2 * random() - 1)));
         return fresh;
       } finally {
         inflight.delete(key);
@@ -104,8 +109,13 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   };
 }
 
-function toEntry(fresh: Representation, windows: CacheWindows, storedAt: number): CacheEntry {
-  const freshUntil = storedAt + windows.ttlSeconds * 1000;
+function toEntry(
+  fresh: Representation,
+  windows: CacheWindows,
+  storedAt: number,
+  spread: number,
+): CacheEntry {
+  const freshUntil = storedAt + Math.round(windows.ttlSeconds * 1000 * spread);
   const staleUntil = freshUntil + windows.staleSeconds * 1000;
   return {
     storedAt,

@@ -1,11 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
+import type { Breaker } from '../upstreams/http/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
 
 export interface RedisCacheStoreOptions {
   /** A client built by createRedisClient: fail-fast, no offline queue, key prefix applied. */
   redis: Redis;
+  /** Shared with every Redis user; while open, reads and writes skip Redis at once. */
+  breaker: Breaker;
   logger: Logger;
   now?: () => number;
 }
@@ -15,16 +18,18 @@ export interface RedisCacheStoreOptions {
  * command timeout, corrupt value) is a miss with one warning; requests never fail on it.
  */
 export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
-  const { redis, logger } = options;
+  const { redis, breaker, logger } = options;
   const now = options.now ?? Date.now;
   return {
     backend: 'redis',
     async get(key) {
       let raw: string | null;
       try {
-        raw = await redis.get(key);
+        raw = await breaker.run(() => redis.get(key));
       } catch (error) {
-        logger.warn({ err: error, key }, 'cache read failed; treating as a miss');
+        // While the breaker is open every read would log; it logs its own state changes.
+        if (breaker.state !== 'open')
+          logger.warn({ err: error, key }, 'cache read failed; treating as a miss');
         return undefined;
       }
       if (raw === null) return undefined;
@@ -37,15 +42,22 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       const ttlMs = entry.errorUntil - now();
       if (ttlMs <= 0) return;
       try {
-        await redis.set(key, encodeEntry(entry), 'PX', ttlMs);
+        await breaker.run(() => redis.set(key, encodeEntry(entry), 'PX', ttlMs));
       } catch (error) {
-        logger.warn({ err: error, key }, 'cache write failed; entry dropped');
+        if (breaker.state !== 'open')
+          logger.warn({ err: error, key }, 'cache write failed; entry dropped');
       }
     },
     health() {
-      return redis.status === 'ready'
-        ? { status: 'ok' }
-        : { status: 'degraded', detail: `redis ${redis.status}; serving without the shared cache` };
+      if (redis.status !== 'ready') {
+        return {
+          status: 'degraded',
+          detail: `redis ${redis.status}; serving without the shared cache`,
+        };
+      }
+      return breaker.state === 'open'
+        ? { status: 'degraded', detail: 'redis failing; skipped until it answers again' }
+        : { status: 'ok' };
     },
   };
 }

@@ -1,12 +1,18 @@
 /** A dependency's state as readiness reports it; only draining makes the gateway unready. */
+export interface CheckResult {
+  status: 'ok' | 'degraded';
+  detail?: string;
+  [extra: string]: unknown;
+}
+
 export interface ReadinessCheck {
   name: string;
-  check(): { status: 'ok' | 'degraded'; detail?: string };
+  check(): CheckResult;
 }
 
 export interface ReadinessReport {
   status: 'ok' | 'degraded' | 'draining';
-  checks: Record<string, { status: 'ok' | 'degraded'; detail?: string }>;
+  checks: Record<string, CheckResult>;
 }
 
 export interface Readiness {

@@ -10,11 +10,14 @@ import {
 import type { Config } from '../../config/load-config.js';
 import { AppError } from '../errors/app-error.js';
 
+/** The part of a rate-limiter-flexible limiter this module uses. */
+type Consumer = Pick<RateLimiterAbstract, 'consume'>;
+
 interface Policy {
   name: string;
   limit: number;
   windowSeconds: number;
-  limiter: RateLimiterAbstract;
+  limiter: Consumer;
   key(req: Request): string | undefined;
 }
 
@@ -29,6 +32,8 @@ export interface RateLimitOptions {
   limits: Config['rateLimit'];
   /** Shared counters across instances; absent means per-instance counters only. */
   redis: Redis | undefined;
+  /** False while Redis is known to be failing: count in memory without waiting for it. */
+  redisUsable(): boolean;
   /** The raw session cookie value, if the request has one. */
   sessionOf(req: Request): string | undefined;
 }
@@ -40,10 +45,10 @@ export interface RateLimitOptions {
  */
 export function createRateLimits(options: RateLimitOptions): RateLimits {
   const { limits } = options;
-  const limiter = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract => {
+  const limiter = (keyPrefix: string, points: number, duration: number): Consumer => {
     const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
     if (!options.redis) return insuranceLimiter;
-    return new RateLimiterRedis({
+    const shared = new RateLimiterRedis({
       storeClient: options.redis,
       keyPrefix: `ratelimit:${keyPrefix}`,
       points,
@@ -51,6 +56,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
       rejectIfRedisNotReady: true,
       insuranceLimiter,
     });
+    return { consume: (key) => (options.redisUsable() ? shared : insuranceLimiter).consume(key) };
   };
   const policy = (
     name: string,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
+import type { Breaker } from '../upstreams/http/circuit-breaker.js';
 import { StoredSession, type SessionStore } from './session-store.js';
 
 const KEY_VERSION = 'v1';
@@ -19,10 +20,12 @@ function unavailable(cause: unknown): AppError {
 /** Sessions shared by all instances. Redis trouble fails closed (503), never as "logged out". */
 export function createRedisSessionStore(options: {
   redis: Redis;
+  /** Shared with every Redis user; while open, session calls fail at once (503). */
+  breaker: Breaker;
   logger: Logger;
   now?: () => number;
 }): SessionStore {
-  const { redis, logger } = options;
+  const { redis, breaker, logger } = options;
   const now = options.now ?? Date.now;
   const keyOf = (idHash: string) => `session:${KEY_VERSION}:${idHash}`;
   return {
@@ -30,7 +33,7 @@ export function createRedisSessionStore(options: {
     async get(idHash) {
       let raw: string | null;
       try {
-        raw = await redis.get(keyOf(idHash));
+        raw = await breaker.run(() => redis.get(keyOf(idHash)));
       } catch (error) {
         throw unavailable(error);
       }
@@ -52,14 +55,14 @@ export function createRedisSessionStore(options: {
       const ttlMs = Math.min(session.idleExpiresAt, session.absoluteExpiresAt) - now();
       if (ttlMs <= 0) return;
       try {
-        await redis.set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs);
+        await breaker.run(() => redis.set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs));
       } catch (error) {
         throw unavailable(error);
       }
     },
     async delete(idHash) {
       try {
-        await redis.del(keyOf(idHash));
+        await breaker.run(() => redis.del(keyOf(idHash)));
       } catch (error) {
         throw unavailable(error);
       }

@@ -76,6 +76,7 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     inspector,
     async close() {
       await gateway.loader.settled();
+      gateway.shutdown();
       await resources.close();
       if (inspector) {
         await deletePrefix(inspector, prefix);

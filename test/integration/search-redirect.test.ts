@@ -23,7 +23,10 @@ afterAll(() => sim.close());
 beforeEach(async () => {
   sim.requests.length = 0;
   sim.faults.clear();
-  gw = await createTestGateway({ searchOrigin: sim.origin, env: { SEARCH_TIMEOUT_MS: '400' } });
+  gw = await createTestGateway({
+    searchOrigin: sim.origin,
+    env: { SEARCH_REDIRECT_TIMEOUT_MS: '400' },
+  });
 });
 afterEach(() => gw.close());
 

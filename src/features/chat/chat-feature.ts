@@ -4,6 +4,7 @@ import type { Config } from '../../../config/load-config.js';
 import type { CachedLoader } from '../../cache/cached-loader.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
+import type { Breaker } from '../../upstreams/http/circuit-breaker.js';
 import { createChatClient } from '../../upstreams/chat/chat-client.js';
 import { createAuthRouter } from '../auth/auth-router.js';
 import { createAuthService } from '../auth/auth-service.js';
@@ -14,6 +15,7 @@ import { createChatService } from './chat-service.js';
 export interface ChatFeatureOptions {
   config: Config;
   pool: Dispatcher;
+  breaker: Breaker;
   loader: CachedLoader;
   sessions: SessionManager;
   cookie: SessionCookie;
@@ -28,8 +30,10 @@ export function createChatFeature(options: ChatFeatureOptions): Record<string, R
   const { chat } = options.config;
   const client = createChatClient({
     pool: options.pool,
+    breaker: options.breaker,
     basePath: new URL(chat.baseUrl).pathname.replace(/\/$/, ''),
     deadlineMs: chat.timeoutMs,
+    writeDeadlineMs: chat.writeTimeoutMs,
   });
   const service = createChatService({
     client,

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../../../config/load-config.js';
 import type { CachedLoader } from '../../cache/cached-loader.js';
+import type { Breaker } from '../../upstreams/http/circuit-breaker.js';
 import { secretOrEphemeral } from '../../security/secret-or-ephemeral.js';
 import { createSearchClient } from '../../upstreams/search/search-client.js';
 import { createRedirectUrlMatcher } from './rp-param.js';
@@ -19,12 +20,14 @@ export function createSearchFeature(options: {
   config: Config;
   logger: Logger;
   pool: Dispatcher;
+  breaker: Breaker;
   loader: CachedLoader;
 }): Router {
   const { search } = options.config;
   const service = createSearchService({
     client: createSearchClient({
       pool: options.pool,
+      breaker: options.breaker,
       basePath: new URL(search.baseUrl).pathname.replace(/\/$/, ''),
       clientToken: search.clientToken,
       deadlineMs: search.timeoutMs,
@@ -43,7 +46,7 @@ export function createSearchFeature(options: {
     querySchema: createSearchQuerySchema(search.maxK),
     redirectProxy: createSearchRedirectProxy({
       searchBaseUrl: search.baseUrl,
-      deadlineMs: search.timeoutMs,
+      deadlineMs: search.redirectTimeoutMs,
     }),
   });
 }

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
 import { AppError } from '../../errors/app-error.js';
+import type { Breaker } from '../http/circuit-breaker.js';
 import { parseJsonBody, sendUpstream } from '../http/send-upstream.js';
 import { toChatError, type ChatOperation } from './chat-errors.js';
 import {
@@ -24,9 +25,13 @@ export interface ChatCredentials {
 
 export interface ChatClientOptions {
   pool: Dispatcher;
+  breaker: Breaker;
   /** Path prefix of CHAT_BASE_URL ('' when it has none). */
   basePath: string;
+  /** Reads: retried once within it. */
   deadlineMs: number;
+  /** Writes and logins: never retried. */
+  writeDeadlineMs: number;
 }
 
 export interface ChatCall {
@@ -79,7 +84,16 @@ function query(params: Record<string, boolean | undefined>): string {
 export function createChatClient(options: ChatClientOptions): ChatClient {
   const api = `${options.basePath}/api/v1`;
 
-  async function call<S extends z.ZodType>(
+  function call<S extends z.ZodType>(
+    operation: ChatOperation,
+    caller: { credentials: ChatCredentials | undefined; requestId: string },
+    request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
+    schema: S,
+  ): Promise<z.output<S>> {
+    return options.breaker.run(() => callOnce(operation, caller, request, schema));
+  }
+
+  async function callOnce<S extends z.ZodType>(
     operation: ChatOperation,
     { credentials, requestId }: { credentials: ChatCredentials | undefined; requestId: string },
     request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
@@ -94,13 +108,17 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       headers['authorization'] = `Basic ${basic}`;
     }
     if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+    // Only GETs are idempotent here; the status update, the emoji deletion and the login
+    // POST are sent once (a retried deletion could report 404 for its own success).
+    const read = request.method === 'GET';
     const response = await sendUpstream(options.pool, {
       source: 'chat',
       method: request.method,
       path: `${api}${request.path}`,
       headers,
       ...(request.form ? { body: request.form.toString() } : {}),
-      deadlineMs: options.deadlineMs,
+      deadlineMs: read ? options.deadlineMs : options.writeDeadlineMs,
+      retry: read,
     });
     if (response.status !== 200) throw toChatError(response, operation);
     const parsed = schema.safeParse(parseJsonBody(response, 'chat'));

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { errors } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError, type ErrorSource } from '../../errors/app-error.js';
 
 export type UpstreamSource = Exclude<ErrorSource, 'gateway'>;
@@ -12,6 +13,11 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   body?: string;
   deadlineMs: number;
+  /**
+   * Idempotent reads may be retried once, on a refused or reset connection or a 502/503/504,
+   * after a jittered pause, and only if enough of the deadline is left. Never set it for writes.
+   */
+  retry?: boolean;
 }
 
 export interface UpstreamResponse {
@@ -36,39 +42,71 @@ export async function sendUpstream(
   pool: Dispatcher,
   request: UpstreamRequest,
 ): Promise<UpstreamResponse> {
+  // One deadline for the whole call, retry included: the browser's wait is bounded by it.
   const signal = AbortSignal.timeout(request.deadlineMs);
-  try {
-    const response = await pool.request({
-      method: request.method,
-      path: request.path,
-      headers: request.headers,
-      body: request.body ?? null,
-      signal,
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        response.body.destroy();
-        throw new AppError(
-          'UPSTREAM_BAD_RESPONSE',
-          `${SERVICE_NAME[request.source]} sent an oversized response.`,
-          {
-            source: request.source,
-          },
-        );
-      }
-      chunks.push(chunk);
+  const deadline = Date.now() + request.deadlineMs;
+  const retryPause = () => {
+    const pause = RETRY_PAUSE_MS.min + Math.random() * (RETRY_PAUSE_MS.max - RETRY_PAUSE_MS.min);
+    return deadline - Date.now() - pause >= Math.min(RETRY_MIN_LEFT_MS, request.deadlineMs / 2)
+      ? pause
+      : undefined;
+  };
+  for (let attempt = 0; ; attempt += 1) {
+    const mayRetry = request.retry === true && attempt === 0;
+    let response: UpstreamResponse;
+    try {
+      response = await sendOnce(pool, request, signal);
+    } catch (error) {
+      const failure = toTransportError(error, request, signal);
+      const pause = mayRetry && failure.code === 'UPSTREAM_UNAVAILABLE' ? retryPause() : undefined;
+      if (pause === undefined) throw failure;
+      await sleep(pause);
+      continue;
     }
-    return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
-    };
-  } catch (error) {
-    throw toTransportError(error, request, signal);
+    const pause = mayRetry && RETRYABLE_STATUS.has(response.status) ? retryPause() : undefined;
+    if (pause === undefined) return response;
+    await sleep(pause);
   }
+}
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+const RETRY_PAUSE_MS = { min: 25, max: 100 };
+/** A retry is only worth it with this much of the deadline left after the pause. */
+const RETRY_MIN_LEFT_MS = 250;
+
+async function sendOnce(
+  pool: Dispatcher,
+  request: UpstreamRequest,
+  signal: AbortSignal,
+): Promise<UpstreamResponse> {
+  const response = await pool.request({
+    method: request.method,
+    path: request.path,
+    headers: request.headers,
+    body: request.body ?? null,
+    signal,
+  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      response.body.destroy();
+      throw new AppError(
+        'UPSTREAM_BAD_RESPONSE',
+        `${SERVICE_NAME[request.source]} sent an oversized response.`,
+        {
+          source: request.source,
+        },
+      );
+    }
+    chunks.push(chunk);
+  }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: Buffer.concat(chunks).toString('utf8'),
+  };
 }
 
 function toTransportError(error: unknown, request: UpstreamRequest, signal: AbortSignal): AppError {

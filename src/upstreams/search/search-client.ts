@@ -6,12 +6,14 @@ import {
   sendUpstream,
   type UpstreamResponse,
 } from '../http/send-upstream.js';
+import type { Breaker } from '../http/circuit-breaker.js';
 import { ResultList } from './search-schemas.js';
 
 export type SearchFormat = 'json' | 'ld+json';
 
 export interface SearchClientOptions {
   pool: Dispatcher;
+  breaker: Breaker;
   /** Path prefix of SEARCH_BASE_URL ('' when it has none). */
   basePath: string;
   clientToken: string;
@@ -32,33 +34,36 @@ export interface SearchClient {
 /** Talks to `{SEARCH_BASE_URL}/v1/search` with the client token (search document 4.1, 5). */
 export function createSearchClient(options: SearchClientOptions): SearchClient {
   return {
-    async search(call) {
-      const response = await sendUpstream(options.pool, {
-        source: 'search',
-        method: 'GET',
-        path: `${options.basePath}/v1/search?${call.query}`,
-        headers: {
-          accept: call.format === 'ld+json' ? 'application/ld+json' : 'application/json',
-          'service-client-token': options.clientToken,
-          'x-request-id': call.requestId,
-        },
-        deadlineMs: options.deadlineMs,
-      });
-      if (response.status !== 200) throw toSearchError(response);
-      const parsed = ResultList.safeParse(parseJsonBody(response, 'search'));
-      if (!parsed.success) {
-        throw new AppError(
-          'UPSTREAM_BAD_RESPONSE',
-          'The search service sent a result list that breaks its schema.',
-          {
-            source: 'search',
-            cause: parsed.error,
-          },
-        );
-      }
-      return parsed.data;
-    },
+    search: (call) => options.breaker.run(() => searchOnce(call)),
   };
+
+  async function searchOnce(call: SearchCall): Promise<ResultList> {
+    const response = await sendUpstream(options.pool, {
+      source: 'search',
+      method: 'GET',
+      path: `${options.basePath}/v1/search?${call.query}`,
+      headers: {
+        accept: call.format === 'ld+json' ? 'application/ld+json' : 'application/json',
+        'service-client-token': options.clientToken,
+        'x-request-id': call.requestId,
+      },
+      deadlineMs: options.deadlineMs,
+      retry: true,
+    });
+    if (response.status !== 200) throw toSearchError(response);
+    const parsed = ResultList.safeParse(parseJsonBody(response, 'search'));
+    if (!parsed.success) {
+      throw new AppError(
+        'UPSTREAM_BAD_RESPONSE',
+        'The search service sent a result list that breaks its schema.',
+        {
+          source: 'search',
+          cause: parsed.error,
+        },
+      );
+    }
+    return parsed.data;
+  }
 }
 
 /** The document gives only status classes (section 7); every non-200 is the gateway's problem. */

@@ -1,0 +1,107 @@
+import CircuitBreaker from 'opossum';
+import type { Logger } from 'pino';
+import type { BreakerThresholds } from '../../../config/load-config.js';
+import { AppError, type ErrorSource } from '../../errors/app-error.js';
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface Breaker {
+  /** Runs an operation through the breaker; while open it fails fast without running it. */
+  run<T>(operation: () => Promise<T>): Promise<T>;
+  readonly state: BreakerState;
+  /** Whole seconds until the breaker lets a probe through (0 unless open). */
+  retryAfterSeconds(): number;
+  shutdown(): void;
+}
+
+export interface BreakerOptions {
+  /** What it guards, for logs and readiness: `search`, `chat`, `redis`. */
+  name: string;
+  thresholds: BreakerThresholds;
+  logger: Logger;
+  /** Which failures count against the upstream; anything else passes through uncounted. */
+  isFailure(error: unknown): boolean;
+  /** The error to answer with while open. */
+  openError(retryAfterSeconds: number): Error;
+  now?: () => number;
+}
+
+/**
+ * A circuit breaker (opossum): after `failurePercent` of at least `minRequests` calls in the
+ * rolling window fail, calls fail fast for `openSeconds`; then one probe is let through, and
+ * its outcome closes or reopens the circuit. State changes are logged.
+ */
+export function createBreaker(options: BreakerOptions): Breaker {
+  const now = options.now ?? Date.now;
+  const { thresholds, logger, name } = options;
+  const breaker = new CircuitBreaker((operation: () => Promise<unknown>) => operation(), {
+    timeout: false, // every call already carries its own deadline
+    errorThresholdPercentage: thresholds.failurePercent,
+    volumeThreshold: thresholds.minRequests,
+    rollingCountTimeout: thresholds.windowSeconds * 1000,
+    resetTimeout: thresholds.openSeconds * 1000,
+    errorFilter: (error: unknown) => !options.isFailure(error),
+  });
+  let openedAt = 0;
+  breaker.on('open', () => {
+    openedAt = now();
+    logger.warn(
+      { breaker: name },
+      `circuit ${name} open: failing fast for ${thresholds.openSeconds} s`,
+    );
+  });
+  breaker.on('halfOpen', () =>
+    logger.info({ breaker: name }, `circuit ${name} half-open: probing`),
+  );
+  breaker.on('close', () => logger.info({ breaker: name }, `circuit ${name} closed`));
+
+  const retryAfterSeconds = () =>
+    breaker.opened
+      ? Math.max(1, Math.ceil((openedAt + thresholds.openSeconds * 1000 - now()) / 1000))
+      : 0;
+
+  return {
+    async run<T>(operation: () => Promise<T>): Promise<T> {
+      try {
+        return (await breaker.fire(operation)) as T;
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'EOPENBREAKER')
+          throw options.openError(retryAfterSeconds());
+        throw error;
+      }
+    },
+    get state(): BreakerState {
+      return breaker.opened ? 'open' : breaker.halfOpen ? 'half-open' : 'closed';
+    },
+    retryAfterSeconds,
+    shutdown: () => breaker.shutdown(),
+  };
+}
+
+/** Failures that say something about an upstream's health (not about the caller's input). */
+const UPSTREAM_FAILURES = new Set([
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_BAD_RESPONSE',
+]);
+
+/** The breaker of one upstream service: open means 503 with Retry-After, or a stale answer. */
+export function createUpstreamBreaker(options: {
+  source: Exclude<ErrorSource, 'gateway'>;
+  thresholds: BreakerThresholds;
+  logger: Logger;
+}): Breaker {
+  const service = options.source === 'chat' ? 'The chat service' : 'The search service';
+  return createBreaker({
+    name: options.source,
+    thresholds: options.thresholds,
+    logger: options.logger,
+    isFailure: (error) => error instanceof AppError && UPSTREAM_FAILURES.has(error.code),
+    openError: (retryAfterSeconds) =>
+      new AppError('SERVICE_UNAVAILABLE', `${service} is failing; calls are paused briefly.`, {
+        source: options.source,
+        retryAfterSeconds,
+      }),
+  });
+}
