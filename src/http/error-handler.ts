@@ -4,7 +4,8 @@ import { statusOf, toAppError, toProblem } from '../errors/to-problem.js';
 
 /** body-parser's errors carry a `type`; these are the client's mistakes, not ours. */
 function fromBodyParser(error: unknown): AppError | undefined {
-  if (typeof error !== 'object' || error === null || !('type' in error)) return undefined;
+  if (typeof error !== 'object' || error === null) return undefined;
+  if (!('type' in error)) return fromClientError(error);
   switch (error.type) {
     case 'entity.too.large':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is too large.', { cause: error });
@@ -22,8 +23,24 @@ function fromBodyParser(error: unknown): AppError | undefined {
         cause: error,
       });
     default:
-      return undefined;
+      return fromClientError(error);
   }
+}
+
+/**
+ * Other errors that Express and its parsers raise for the client's own mistakes carry a 4xx
+ * `status`: a path parameter that does not percent-decode (a URIError from the router), a
+ * compressed body that does not inflate (a zlib error). Their messages may echo input, so
+ * the detail is ours.
+ */
+function fromClientError(error: object): AppError | undefined {
+  const status = (error as { status?: unknown }).status;
+  if (typeof status !== 'number' || status < 400 || status > 499) return undefined;
+  const detail =
+    error instanceof URIError
+      ? 'The request path could not be decoded.'
+      : 'The request could not be read.';
+  return new AppError('BAD_REQUEST', detail, { cause: error });
 }
 
 /**

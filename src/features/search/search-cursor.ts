@@ -69,7 +69,10 @@ export function createCursorCodec(options: {
       if (!payload || !signature || extra !== undefined) throw invalid('it is malformed');
       const expected = sign(payload);
       const given = Buffer.from(signature, 'base64url');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      // Node's base64url decoder is lenient (padding, stray bytes, unused bits): only the one
+      // canonical spelling of the signature is accepted.
+      const canonical = given.toString('base64url') === signature;
+      if (!canonical || given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw invalid('it was not issued by this gateway');
       }
       let json: unknown;
