@@ -1,23 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type RequestListener } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import request from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import {
-  createChatSimulator,
-  type ChatSimulator,
-  type CredentialKind,
-} from '../../src/simulators/chat/chat-simulator.js';
-import {
-  createSearchSimulator,
-  type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
-import type { RecordedRequest } from '../../src/simulators/sim-server.js';
-import {
-  BROWSER_HEADERS,
-  SEARCH_TOKEN,
-  createTestGateway,
-  type TestGateway,
-} from '../helpers/test-gateway.js';
+import { expect } from 'vitest';
+import { useUpstreams as useSharedUpstreams, type Upstreams } from '../helpers/upstreams.js';
 
 /** A response as it came off the socket: the head is kept raw so injected lines are visible. */
 export interface WireResponse {
@@ -239,85 +223,7 @@ export function expectNoPollution(before: readonly string[]): void {
   expect(prototypeKeys()).toEqual(before);
 }
 
-export interface Upstreams {
-  readonly chat: ChatSimulator;
-  readonly search: SearchSimulator;
-  /** Every request either simulator received since the test began. */
-  calls(): RecordedRequest[];
-  /** A gateway in service mode acting as that chat user (in-process cache). */
-  serviceGateway(kind?: CredentialKind, env?: Record<string, string>): Promise<TestGateway>;
-  /** A gateway in session mode with the plain-HTTP cookie name `bff_session`. */
-  sessionGateway(env?: Record<string, string>): Promise<TestGateway>;
-  /** Logs in through the gateway; returns the `Cookie` header value. */
-  login(gw: TestGateway, kind: CredentialKind): Promise<string>;
-}
-
-/**
- * Both simulators for the file (closed after it), fresh request logs and faults per test, and
- * every gateway a test made closed after it. Call once at the top of a test file.
- */
-export function useUpstreams(): Upstreams {
-  let chat: ChatSimulator | undefined;
-  let search: SearchSimulator | undefined;
-  const gateways: TestGateway[] = [];
-  const sims = () => {
-    if (!chat || !search) throw new Error('simulators are not listening yet');
-    return { chat, search };
-  };
-
-  beforeAll(async () => {
-    chat = createChatSimulator();
-    search = createSearchSimulator({ clientToken: SEARCH_TOKEN });
-    await Promise.all([chat.listen(), search.listen()]);
-  });
-  afterAll(async () => {
-    await Promise.all([chat?.close(), search?.close()]);
-  });
-  beforeEach(() => {
-    for (const sim of Object.values(sims())) {
-      sim.requests.length = 0;
-      sim.faults.clear();
-    }
-  });
-  afterEach(async () => {
-    await Promise.all(gateways.splice(0).map((gw) => gw.close()));
-  });
-
-  async function track(env: Record<string, string>): Promise<TestGateway> {
-    const gw = await createTestGateway({
-      searchOrigin: sims().search.origin,
-      chatOrigin: sims().chat.origin,
-      env: { CHAT_TIMEOUT_MS: '2000', SEARCH_TIMEOUT_MS: '2000', ...env },
-    });
-    gateways.push(gw);
-    return gw;
-  }
-
-  return {
-    get chat() {
-      return sims().chat;
-    },
-    get search() {
-      return sims().search;
-    },
-    calls: () => [...sims().chat.requests, ...sims().search.requests],
-    serviceGateway(kind = 'administrator', env = {}) {
-      const { email, apiKey } = sims().chat.credentials(kind);
-      return track({ CHAT_AUTH_MODE: 'service', CHAT_EMAIL: email, CHAT_API_KEY: apiKey, ...env });
-    },
-    sessionGateway(env = {}) {
-      return track({ SESSION_COOKIE_SECURE: 'false', ...env });
-    },
-    async login(gw, kind) {
-      const { email, password } = sims().chat.credentials(kind);
-      if (password === null) throw new Error(`${kind} has no password to log in with`);
-      const res = await request(gw.app)
-        .post('/api/auth/login')
-        .set(BROWSER_HEADERS)
-        .send({ email, password });
-      expect(res.status, res.text).toBe(200);
-      const cookies = res.headers['set-cookie'] as unknown as string[];
-      return cookies[0]!.split(';')[0]!;
-    },
-  };
-}
+/** The shared simulator fixture, with deadlines short enough for fault cases. */
+export const useUpstreams = () =>
+  useSharedUpstreams({ env: { CHAT_TIMEOUT_MS: '2000', SEARCH_TIMEOUT_MS: '2000' } });
+export type { Upstreams };

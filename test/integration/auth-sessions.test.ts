@@ -1,58 +1,21 @@
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createChatSimulator,
-  type ChatSimulator,
-} from '../../src/simulators/chat/chat-simulator.js';
-import {
-  createSearchSimulator,
-  type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
-import {
-  BROWSER_HEADERS,
-  SEARCH_TOKEN,
-  createTestGateway,
-  type TestGateway,
-} from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { CredentialKind } from '../../src/simulators/chat/chat-simulator.js';
+import { BROWSER_HEADERS, type TestGateway } from '../helpers/test-gateway.js';
+import { useUpstreams } from '../helpers/upstreams.js';
 import { keysUnder } from '../helpers/test-redis.js';
 
-let chat: ChatSimulator;
-let search: SearchSimulator;
-const gateways: TestGateway[] = [];
+const upstreams = useUpstreams({ cache: 'redis' });
 
-beforeAll(async () => {
-  chat = createChatSimulator();
-  search = createSearchSimulator({ clientToken: SEARCH_TOKEN });
-  await Promise.all([chat.listen(), search.listen()]);
-});
-afterAll(() => Promise.all([chat.close(), search.close()]));
-beforeEach(() => {
-  chat.requests.length = 0;
-  chat.faults.clear();
-});
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.close()));
-});
+type Kind = CredentialKind;
 
-type Kind = Parameters<ChatSimulator['credentials']>[0];
-
-async function sessionGateway(
-  env: Record<string, string> = {},
-  cache: 'redis' | { redisUrl: string } = 'redis',
-) {
-  const gw = await createTestGateway({
-    searchOrigin: search.origin,
-    chatOrigin: chat.origin,
-    cache,
-    env,
-  });
-  gateways.push(gw);
-  return gw;
+function sessionGateway(env: Record<string, string> = {}, cache?: { redisUrl: string }) {
+  return upstreams.gateway({ env, ...(cache ? { cache } : {}) });
 }
 
 /** Logs in as a seeded user; returns the `name=value` cookie to send back. */
 async function login(gw: TestGateway, kind: Kind, via: 'password' | 'api_key' = 'password') {
-  const creds = chat.credentials(kind);
+  const creds = upstreams.chat.credentials(kind);
   const body =
     via === 'password'
       ? { email: creds.email, password: creds.password }
@@ -71,11 +34,11 @@ describe('login', () => {
       /^__Host-bff_session=[A-Za-z0-9_-]{43}; Max-Age=43200; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Strict$/,
     );
     expect(res.body).toMatchObject({ user: { user_id: 4, email: 'marie@acme.test', role: 400 } });
-    expect(res.text).not.toContain(chat.credentials('member').apiKey);
-    const fetchKey = chat.requests.find((r) => r.pathname === '/api/v1/fetch_api_key')!;
+    expect(res.text).not.toContain(upstreams.chat.credentials('member').apiKey);
+    const fetchKey = upstreams.chat.requests.find((r) => r.pathname === '/api/v1/fetch_api_key')!;
     expect(Object.fromEntries(new URLSearchParams(fetchKey.body))).toEqual({
       username: 'marie@acme.test',
-      password: chat.credentials('member').password,
+      password: upstreams.chat.credentials('member').password,
     });
     expect(fetchKey.headers.authorization).toBeUndefined();
   });
@@ -84,7 +47,7 @@ describe('login', () => {
     const gw = await sessionGateway();
     const { res } = await login(gw, 'administrator', 'api_key');
     expect(res.body).toMatchObject({ user: { user_id: 2 } });
-    expect(chat.requests.map((r) => r.pathname)).toEqual(['/api/v1/users/me']);
+    expect(upstreams.chat.requests.map((r) => r.pathname)).toEqual(['/api/v1/users/me']);
   });
 
   it.each([
@@ -120,7 +83,7 @@ describe('login', () => {
     const res = await request(gw.app).post('/api/auth/login').set(BROWSER_HEADERS).send(body);
     expect(res.status).toBe(400);
     expect((res.body as { detail: string }).detail).toContain(message);
-    expect(chat.requests).toHaveLength(0);
+    expect(upstreams.chat.requests).toHaveLength(0);
   });
 
   it('when the session store is Redis, then it holds neither the session id nor the API key', async () => {
@@ -132,7 +95,7 @@ describe('login', () => {
     expect(keys[0]).not.toContain(id);
     const value = (await gw.inspector!.get(keys[0]!))!;
     expect(value).not.toContain(id);
-    expect(value).not.toContain(chat.credentials('member').apiKey);
+    expect(value).not.toContain(upstreams.chat.credentials('member').apiKey);
     expect(await gw.inspector!.pttl(keys[0]!)).toBeLessThanOrEqual(1800 * 1000);
   });
 
@@ -143,7 +106,10 @@ describe('login', () => {
       .post('/api/auth/login')
       .set(BROWSER_HEADERS)
       .set('Cookie', first.cookie)
-      .send({ email: 'grace@acme.test', password: chat.credentials('administrator').password });
+      .send({
+        email: 'grace@acme.test',
+        password: upstreams.chat.credentials('administrator').password,
+      });
     const second = (again.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]!;
     expect(second).not.toBe(first.cookie);
     await request(gw.app).get('/api/auth/session').set('Cookie', first.cookie).expect(401);
@@ -171,7 +137,7 @@ describe('session', () => {
   it("when a member updates another user's status, then the chat server refuses with the member's own rights: 403", async () => {
     const gw = await sessionGateway();
     const { cookie } = await login(gw, 'member');
-    chat.requests.length = 0;
+    upstreams.chat.requests.length = 0;
     const res = await request(gw.app)
       .post('/api/chat/users/2/status')
       .set(BROWSER_HEADERS)
@@ -179,8 +145,8 @@ describe('session', () => {
       .send({ status_text: 'x' });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ detail: 'Insufficient permission', source: 'chat' });
-    const { email, apiKey } = chat.credentials('member');
-    expect(chat.requests[0]!.headers.authorization).toBe(
+    const { email, apiKey } = upstreams.chat.credentials('member');
+    expect(upstreams.chat.requests[0]!.headers.authorization).toBe(
       `Basic ${Buffer.from(`${email}:${apiKey}`).toString('base64')}`,
     );
   });
@@ -229,7 +195,7 @@ describe('session', () => {
   it("when the chat server stops accepting the session's key, then the session ends and the browser gets 401", async () => {
     const gw = await sessionGateway();
     const { cookie } = await login(gw, 'member');
-    chat.faults.add({
+    upstreams.chat.faults.add({
       fault: {
         kind: 'status',
         status: 401,
@@ -254,7 +220,7 @@ describe('session', () => {
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(res.headers['retry-after']).toBe('1');
-    const creds = chat.credentials('member');
+    const creds = upstreams.chat.credentials('member');
     const loginRes = await request(gw.app)
       .post('/api/auth/login')
       .set(BROWSER_HEADERS)
@@ -275,7 +241,7 @@ describe('session', () => {
   });
 
   it('when the gateway runs in service mode, then there are no auth routes', async () => {
-    const { email, apiKey } = chat.credentials('administrator');
+    const { email, apiKey } = upstreams.chat.credentials('administrator');
     const gw = await sessionGateway({
       CHAT_AUTH_MODE: 'service',
       CHAT_EMAIL: email,

@@ -1,51 +1,15 @@
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createChatSimulator,
-  type ChatSimulator,
-} from '../../src/simulators/chat/chat-simulator.js';
-import {
-  createSearchSimulator,
-  type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
-import {
-  BROWSER_HEADERS,
-  SEARCH_TOKEN,
-  createTestGateway,
-  type TestGateway,
-} from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { BROWSER_HEADERS, type TestGateway } from '../helpers/test-gateway.js';
+import { useUpstreams } from '../helpers/upstreams.js';
 
-let chat: ChatSimulator;
-let search: SearchSimulator;
-const gateways: TestGateway[] = [];
+const upstreams = useUpstreams({ cache: 'redis' });
 
-beforeAll(async () => {
-  chat = createChatSimulator();
-  search = createSearchSimulator({ clientToken: SEARCH_TOKEN });
-  await Promise.all([chat.listen(), search.listen()]);
-});
-afterAll(() => Promise.all([chat.close(), search.close()]));
-beforeEach(() => {
-  chat.requests.length = 0;
-  search.requests.length = 0;
-});
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.close()));
-});
-
-async function gateway(
-  env: Record<string, string>,
-  cache: 'redis' | 'memory' | { redisUrl: string } = 'redis',
-  prefix?: string,
-) {
-  const gw = await createTestGateway({
-    searchOrigin: search.origin,
-    chatOrigin: chat.origin,
-    cache,
+function gateway(env: Record<string, string>, cache?: { redisUrl: string }, prefix?: string) {
+  return upstreams.gateway({
     env: { ...env, ...(prefix ? { REDIS_KEY_PREFIX: prefix } : {}) },
+    ...(cache ? { cache } : {}),
   });
-  gateways.push(gw);
-  return gw;
 }
 
 const searchOnce = (gw: TestGateway, headers: Record<string, string> = {}) =>
@@ -58,17 +22,17 @@ describe('rate limits', () => {
     expect(ok.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(ok[0]!.headers['ratelimit-policy']).toBe('"client";q=3;w=60');
     expect(ok[2]!.headers['ratelimit']).toMatch(/^"client";r=0;t=\d+$/);
-    const calls = search.requests.length;
+    const calls = upstreams.search.requests.length;
     const limited = await searchOnce(gw);
     expect(limited.status).toBe(429);
     expect(limited.body).toMatchObject({ code: 'RATE_LIMITED', source: 'gateway' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(search.requests.length).toBe(calls);
+    expect(upstreams.search.requests.length).toBe(calls);
   });
 
   it('when two instances share Redis, then they count together', async () => {
     const a = await gateway({ RATE_LIMIT_PER_CLIENT: '3' });
-    const b = await gateway({ RATE_LIMIT_PER_CLIENT: '3' }, 'redis', a.prefix);
+    const b = await gateway({ RATE_LIMIT_PER_CLIENT: '3' }, undefined, a.prefix);
     expect((await searchOnce(a)).status).toBe(200);
     expect((await searchOnce(b)).status).toBe(200);
     expect((await searchOnce(a)).status).toBe(200);
@@ -103,7 +67,9 @@ describe('rate limits', () => {
     const limited = await attempt();
     expect(limited.status).toBe(429);
     expect(limited.headers['ratelimit-policy']).toBe('"login";q=2;w=900');
-    expect(chat.requests.filter((r) => r.pathname === '/api/v1/fetch_api_key')).toHaveLength(2);
+    expect(
+      upstreams.chat.requests.filter((r) => r.pathname === '/api/v1/fetch_api_key'),
+    ).toHaveLength(2);
   });
 
   it('when no proxy is trusted, then X-Forwarded-For cannot buy a fresh budget', async () => {

@@ -2,58 +2,17 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createChatSimulator,
-  type ChatSimulator,
-} from '../../src/simulators/chat/chat-simulator.js';
-import {
-  createSearchSimulator,
-  type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
-import {
-  BROWSER_HEADERS,
-  SEARCH_TOKEN,
-  createTestGateway,
-  type TestGateway,
-} from '../helpers/test-gateway.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BROWSER_HEADERS } from '../helpers/test-gateway.js';
+import { useUpstreams } from '../helpers/upstreams.js';
 
-let chat: ChatSimulator;
-let search: SearchSimulator;
-const gateways: TestGateway[] = [];
+const upstreams = useUpstreams();
 
-beforeAll(async () => {
-  chat = createChatSimulator();
-  search = createSearchSimulator({ clientToken: SEARCH_TOKEN });
-  await Promise.all([chat.listen(), search.listen()]);
-});
-afterAll(() => Promise.all([chat.close(), search.close()]));
-beforeEach(() => {
-  for (const sim of [chat, search]) {
-    sim.requests.length = 0;
-    sim.faults.clear();
-  }
-});
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((g) => g.close()));
-});
-
-async function gateway(
-  env: Record<string, string> = {},
-  cache: 'memory' | 'redis' | { redisUrl: string } = 'memory',
-) {
-  const { email, apiKey } = chat.credentials('administrator');
-  const gw = await createTestGateway({
-    searchOrigin: search.origin,
-    chatOrigin: chat.origin,
-    cache,
-    env: { CHAT_AUTH_MODE: 'service', CHAT_EMAIL: email, CHAT_API_KEY: apiKey, ...env },
-  });
-  gateways.push(gw);
-  return gw;
+function gateway(env: Record<string, string> = {}, cache?: { redisUrl: string }) {
+  return upstreams.serviceGateway('administrator', env, cache);
 }
 
-const searches = () => search.requests.filter((r) => r.pathname === '/v1/search').length;
+const searches = () => upstreams.search.requests.filter((r) => r.pathname === '/v1/search').length;
 
 describe('retries', () => {
   it.each([
@@ -62,7 +21,7 @@ describe('retries', () => {
     ['a 502', { kind: 'status', status: 502 } as const],
   ])('when a search read meets %s once, then one retry answers it', async (_name, fault) => {
     const gw = await gateway();
-    search.faults.add({ fault, times: 1 });
+    upstreams.search.faults.add({ fault, times: 1 });
     const res = await request(gw.app).get('/api/search?q=coffee');
     expect(res.status).toBe(200);
     expect(searches()).toBe(2);
@@ -74,7 +33,7 @@ describe('retries', () => {
     ['a timeout', { kind: 'hang' } as const, 504],
   ])('when a search read meets %s, then it is not retried', async (_name, fault, status) => {
     const gw = await gateway({ SEARCH_TIMEOUT_MS: '300' });
-    search.faults.add({ fault, times: 1 });
+    upstreams.search.faults.add({ fault, times: 1 });
     const res = await request(gw.app).get('/api/search?q=coffee');
     expect(res.status).toBe(status);
     expect(searches()).toBe(1);
@@ -82,20 +41,20 @@ describe('retries', () => {
 
   it('when a read keeps failing, then there is at most one retry', async () => {
     const gw = await gateway();
-    search.faults.add({ fault: { kind: 'reset' } });
+    upstreams.search.faults.add({ fault: { kind: 'reset' } });
     await request(gw.app).get('/api/search?q=coffee').expect(502);
     expect(searches()).toBe(2);
   });
 
   it('when a chat read meets a reset once, then it is retried; an emoji deletion never is', async () => {
     const gw = await gateway();
-    chat.faults.add({ fault: { kind: 'reset' }, times: 1 });
+    upstreams.chat.faults.add({ fault: { kind: 'reset' }, times: 1 });
     await request(gw.app).get('/api/chat/drafts').expect(200);
-    expect(chat.requests).toHaveLength(2);
-    chat.requests.length = 0;
-    chat.faults.add({ fault: { kind: 'status', status: 503 }, times: 1 });
+    expect(upstreams.chat.requests).toHaveLength(2);
+    upstreams.chat.requests.length = 0;
+    upstreams.chat.faults.add({ fault: { kind: 'status', status: 503 }, times: 1 });
     await request(gw.app).delete('/api/chat/emoji/green_tick').set(BROWSER_HEADERS).expect(502);
-    expect(chat.requests).toHaveLength(1);
+    expect(upstreams.chat.requests).toHaveLength(1);
   });
 });
 
@@ -108,7 +67,7 @@ describe('circuit breaker', () => {
 
   it('when the search service keeps failing, then the circuit opens: calls fail fast with 503 and Retry-After, and readiness shows it', async () => {
     const gw = await gateway(breakerEnv);
-    search.faults.add({ fault: { kind: 'status', status: 500 } });
+    upstreams.search.faults.add({ fault: { kind: 'status', status: 500 } });
     for (const q of ['a', 'b', 'c']) await request(gw.app).get(`/api/search?q=${q}`).expect(502);
     const calls = searches();
     const fast = await request(gw.app).get('/api/search?q=d');
@@ -125,7 +84,7 @@ describe('circuit breaker', () => {
     expect(gw.logs.text()).toContain('circuit search open');
 
     // Once the open period is over, a probe goes through; the upstream has recovered.
-    search.faults.clear();
+    upstreams.search.faults.clear();
     await sleep(1100);
     await request(gw.app).get('/api/search?q=e').expect(200);
     expect((await request(gw.app).get('/readyz')).body).toMatchObject({
@@ -140,7 +99,7 @@ describe('circuit breaker', () => {
       SEARCH_CACHE_STALE_SECONDS: '0',
     });
     const fresh = await request(gw.app).get('/api/search?q=laptop').expect(200);
-    search.faults.add({ fault: { kind: 'status', status: 500 } });
+    upstreams.search.faults.add({ fault: { kind: 'status', status: 500 } });
     for (const q of ['a', 'b', 'c']) await request(gw.app).get(`/api/search?q=${q}`);
     const res = await request(gw.app).get('/api/search?q=laptop');
     expect(res.status).toBe(200);
