@@ -148,11 +148,3 @@ export type Env = z.output<typeof EnvSchema>;
 
 /** Every variable name, for the docs-in-step test and the container checks. */
 export const ENV_VARIABLES = Object.keys(EnvSchema.shape) as (keyof Env)[];
-
-/** Variables whose values must never be echoed, logged or returned. */
-export const SECRET_VARIABLES = [
-  'CHAT_API_KEY',
-  'SEARCH_CLIENT_TOKEN',
-  'CURSOR_SECRET',
-  'REDIS_URL',
-] as const;
