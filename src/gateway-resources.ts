@@ -14,8 +14,11 @@ export interface GatewayResources {
   parts: GatewayParts;
   /** Connects Redis (when configured); rejects if it cannot. Nothing connects before. */
   connect(): Promise<void>;
-  /** Closes the upstream pools and Redis. */
-  close(): Promise<void>;
+  /**
+   * Closes the upstream pools and Redis. Normally waits for calls under way; with `force`
+   * (a stop past its deadline) destroys them.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
 }
 
 /**
@@ -66,10 +69,15 @@ export function createGatewayResources(config: Config, logger: Logger): GatewayR
     async connect() {
       await redis?.connect();
     },
-    async close() {
+    async close(options = {}) {
       redisBreaker?.shutdown();
-      await Promise.all([searchPool.close(), chatPool.close()]).catch(() => undefined);
-      if (redis) await redis.quit().catch(() => redis?.disconnect());
+      const pools = [searchPool, chatPool];
+      await Promise.all(pools.map((p) => (options.force ? p.destroy() : p.close()))).catch(
+        () => undefined,
+      );
+      if (!redis) return;
+      if (options.force) redis.disconnect();
+      else await redis.quit().catch(() => redis?.disconnect());
     },
   };
 }

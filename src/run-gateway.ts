@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -31,6 +31,17 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
   // Keep-alive sockets must outlive a load balancer's idle timeout (commonly 60 s).
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
+  // Responses under way, so a stop can tell them to close their connection when done: a
+  // keep-alive socket that is busy when the listener closes would otherwise stay open, idle,
+  // until its keep-alive timeout.
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    res.once('finish', () => {
+      if (gateway.readiness.draining) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -41,9 +52,10 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
   /**
    * Graceful stop: /readyz turns 503 at once; new connections are still accepted for the drain
    * delay (load balancers need a probe or two to notice); then the listener closes, idle
-   * keep-alive sockets are closed, in-flight requests finish (answered with Connection: close),
-   * background refreshes settle, and pools and Redis close. Past SHUTDOWN_TIMEOUT_MS every
-   * connection is cut and the result is false.
+   * keep-alive sockets are closed, in-flight requests finish (answered with Connection: close,
+   * their sockets closed as they finish), background refreshes settle, and pools and Redis
+   * close. Past SHUTDOWN_TIMEOUT_MS every connection and upstream call is cut and the result
+   * is false.
    */
   async function stop(): Promise<boolean> {
     gateway.readiness.startDraining();
@@ -53,6 +65,7 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
     const drained = (async () => {
       await sleep(config.shutdownDrainDelayMs);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
       server.closeIdleConnections();
       await closed;
       await gateway.loader.settled();
@@ -61,7 +74,8 @@ export async function runGateway(config: Config, logger: Logger): Promise<Runnin
     const clean = await Promise.race([drained, hardDeadline]);
     if (!clean) server.closeAllConnections();
     gateway.shutdown();
-    await resources.close();
+    // Forced: upstream calls still running are destroyed rather than awaited.
+    await resources.close({ force: !clean });
     return clean;
   }
 

@@ -6,6 +6,8 @@ export function createRequestLogger(logger: Logger) {
   return pinoHttp({
     logger,
     genReqId: (req) => req.id,
+    // Probes poll these every few seconds; a 503 from /readyz while draining is by design.
+    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
     // Keep lines small and free of headers that could carry credentials.
     serializers: {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({

@@ -59,6 +59,9 @@ export function createBreaker(options: BreakerOptions): Breaker {
     breaker.opened
       ? Math.max(1, Math.ceil((openedAt + thresholds.openSeconds * 1000 - now()) / 1000))
       : 0;
+  // Half-open rejects callers too while its one probe runs: they are told to wait at least a
+  // second, never to come straight back.
+  const rejectionRetryAfter = () => Math.max(1, retryAfterSeconds());
 
   return {
     async run<T>(operation: () => Promise<T>): Promise<T> {
@@ -66,7 +69,7 @@ export function createBreaker(options: BreakerOptions): Breaker {
         return (await breaker.fire(operation)) as T;
       } catch (error) {
         if ((error as { code?: unknown }).code === 'EOPENBREAKER')
-          throw options.openError(retryAfterSeconds());
+          throw options.openError(rejectionRetryAfter());
         throw error;
       }
     },

@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { exitOf, freePort, repoRoot, tail, waitUntil, type ExitStatus } from './chaos-processes.js';
+
+/*
+ * The production build of the gateway (`node dist/src/main.js`), started with an environment as
+ * an operator would, against the simulators and the private Redis.
+ */
+
+/** What the gateway needs to reach the simulated upstreams. */
+export interface UpstreamEndpoints {
+  searchOrigin: string;
+  searchToken: string;
+  chatOrigin: string;
+  chatEmail: string;
+  chatApiKey: string;
+}
+
+export interface GatewayProcessOptions {
+  upstreams: UpstreamEndpoints;
+  redisUrl: string;
+  /** Overrides of the defaults below. */
+  env?: Record<string, string>;
+}
+
+export interface GatewayProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** Its REDIS_KEY_PREFIX, unique per process. */
+  readonly prefix: string;
+  readonly exit: Promise<ExitStatus>;
+  readonly running: boolean;
+  signal(signal: NodeJS.Signals): void;
+  /** The tail of what it logged (LOG_LEVEL=warn by default). */
+  output(): string;
+  /** Stops it if it still runs: SIGTERM, then SIGKILL after `graceMs`. */
+  dispose(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Starts `node dist/src/main.js` (run `npm run build` first) and waits for `/healthz`. Short
+ * deadlines and small breakers so faults act within seconds; the client limit is out of the way.
+ */
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  const entry = join(repoRoot(), 'dist', 'src', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await launch(entry, options);
+    } catch (error) {
+      // The free port can be taken between our probe and the gateway's listen: try another.
+      if (attempt < 3 && String(error).includes('EADDRINUSE')) continue;
+      throw error;
+    }
+  }
+}
+
+async function launch(entry: string, options: GatewayProcessOptions): Promise<GatewayProcess> {
+  const port = await freePort();
+  const prefix = `chaos:${randomUUID()}:`;
+  const { upstreams } = options;
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    SEARCH_BASE_URL: upstreams.searchOrigin,
+    SEARCH_CLIENT_TOKEN: upstreams.searchToken,
+    CHAT_BASE_URL: upstreams.chatOrigin,
+    CHAT_AUTH_MODE: 'service',
+    CHAT_EMAIL: upstreams.chatEmail,
+    CHAT_API_KEY: upstreams.chatApiKey,
+    CURSOR_SECRET: 'chaos-cursor-secret-0123456789abcdef',
+    SESSION_SECRET: 'chaos-session-secret-0123456789abcdef',
+    REDIS_URL: options.redisUrl,
+    REDIS_KEY_PREFIX: prefix,
+    // Three processes share two cores here; 100 ms would turn scheduler noise into misses.
+    REDIS_COMMAND_TIMEOUT_MS: '500',
+    SEARCH_TIMEOUT_MS: '500',
+    SEARCH_CACHE_TTL_SECONDS: '1',
+    SEARCH_CACHE_STALE_SECONDS: '1',
+    SEARCH_CACHE_STALE_IF_ERROR_SECONDS: '60',
+    BREAKER_FAILURE_PERCENT: '50',
+    BREAKER_MIN_REQUESTS: '5',
+    BREAKER_WINDOW_SECONDS: '1',
+    BREAKER_OPEN_SECONDS: '1',
+    RATE_LIMIT_PER_CLIENT: '1000000',
+    SHUTDOWN_DRAIN_DELAY_MS: '200',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...options.env,
+  };
+  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = tail(child);
+  let exitStatus: ExitStatus | undefined;
+  const exit = exitOf(child).then((status) => (exitStatus = status));
+  const url = `http://127.0.0.1:${port}`;
+
+  const healthy = async () => {
+    try {
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+      await res.body?.cancel();
+      return res.status === 200;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    await waitUntil('the gateway', healthy, 15_000, () =>
+      exitStatus ? `code ${exitStatus.code}: ${output()}` : undefined,
+    );
+  } catch (error) {
+    if (!exitStatus) child.kill('SIGKILL');
+    throw error;
+  }
+
+  return {
+    url,
+    pid: child.pid!,
+    prefix,
+    exit,
+    get running() {
+      return exitStatus === undefined;
+    },
+    signal: (signal) => child.kill(signal),
+    output,
+    async dispose(graceMs = 3000) {
+      if (exitStatus) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exit;
+      clearTimeout(timer);
+    },
+  };
+}
