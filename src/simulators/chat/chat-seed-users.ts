@@ -1,3 +1,4 @@
+import { createRandom } from '../sim-random.js';
 import {
   EMAIL_VISIBILITY,
   type ChatUser,
@@ -25,16 +26,9 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
  * keys, yet every simulator instance hands out the same ones, so failures reproduce.
  */
 function createKeyGenerator(seed: number): () => string {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = createRandom(seed);
   return () =>
-    Array.from({ length: 32 }, () => ALPHANUMERIC[Math.floor(next() * 62)] ?? 'a').join('');
+    Array.from({ length: 32 }, () => ALPHANUMERIC[Math.floor(random.next() * 62)] ?? 'a').join('');
 }
 
 interface HumanSeed {

@@ -1,6 +1,6 @@
 import { CATEGORIES, SELLERS, type CategoryData } from './search-catalogue-data.js';
 import { createOffers, slugify } from './search-offers.js';
-import { createRandom, deriveSeed, type Random } from './search-random.js';
+import { createRandom, deriveSeed, type Random } from '../sim-random.js';
 import { createSearchIndex, type RankedProduct } from './search-ranking.js';
 import type {
   CatalogueBrand,

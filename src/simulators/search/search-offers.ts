@@ -1,5 +1,5 @@
 import { CURRENCIES, type CategoryData } from './search-catalogue-data.js';
-import type { Random } from './search-random.js';
+import type { Random } from '../sim-random.js';
 import type {
   Availability,
   CatalogueCategory,
