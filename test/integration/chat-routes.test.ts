@@ -451,6 +451,66 @@ describe('DELETE /api/chat/emoji/{emoji_name}', () => {
   });
 });
 
+describe("the chat document's errors (section 7) through the gateway", () => {
+  const zulipError = (msg: string) => JSON.stringify({ result: 'error', msg, code: 'BAD_REQUEST' });
+  // Some of these the gateway itself prevents (its own input rules); a server may still send
+  // them, and each must keep its message and get the contract's status.
+  it.each([
+    ['status', 400, 'Insufficient permission', 403, 'FORBIDDEN'],
+    ['status', 400, 'Client did not pass any new values.', 400, 'BAD_REQUEST'],
+    ['status', 400, 'status_text is too long (limit: 60 characters)', 400, 'BAD_REQUEST'],
+    [
+      'status',
+      400,
+      'Client must pass emoji_name if they pass either emoji_code or reaction_type.',
+      400,
+      'BAD_REQUEST',
+    ],
+    ['status', 400, "Emoji 'nope' does not exist", 400, 'BAD_REQUEST'],
+    ['status', 400, 'Invalid emoji name.', 400, 'BAD_REQUEST'],
+    ['status', 400, 'Invalid custom emoji.', 400, 'BAD_REQUEST'],
+    ['status', 400, 'No such user', 404, 'NOT_FOUND'],
+    ['emoji', 404, "Emoji 'nope' does not exist", 404, 'NOT_FOUND'],
+    ['emoji', 400, "Emoji 'nope' does not exist", 404, 'NOT_FOUND'],
+    ['emoji', 400, 'Must be an organization administrator or emoji author', 403, 'FORBIDDEN'],
+    ['user', 400, 'No such user', 404, 'NOT_FOUND'],
+  ] as const)(
+    'when the %s call gets HTTP %s "%s", then it is %s %s with the message kept',
+    async (route, upstreamStatus, msg, status, code) => {
+      const gw = await gatewayAs();
+      chat.faults.add({
+        fault: { kind: 'status', status: upstreamStatus, body: zulipError(msg) },
+        times: 1,
+      });
+      const res =
+        route === 'status'
+          ? await request(gw.app)
+              .post('/api/chat/users/4/status')
+              .set(BROWSER_HEADERS)
+              .send({ status_text: 'x' })
+          : route === 'emoji'
+            ? await request(gw.app).delete('/api/chat/emoji/nope').set(BROWSER_HEADERS)
+            : await request(gw.app).get('/api/chat/users/marie@acme.test');
+      expect(res.status).toBe(status);
+      expect(res.body).toMatchObject({ code, source: 'chat', detail: msg, status });
+    },
+  );
+
+  it('when the server sends the documented invalid-emoji messages itself, then they arrive as 400 with their text', async () => {
+    const gw = await gatewayAs();
+    const name = await request(gw.app)
+      .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
+      .send({ emoji_name: 'car', emoji_code: '1f419', reaction_type: 'unicode_emoji' });
+    expect(name.body).toMatchObject({ status: 400, detail: 'Invalid emoji name.' });
+    const custom = await request(gw.app)
+      .post('/api/chat/users/4/status')
+      .set(BROWSER_HEADERS)
+      .send({ emoji_name: 'green_tick', emoji_code: '999', reaction_type: 'realm_emoji' });
+    expect(custom.body).toMatchObject({ status: 400, detail: 'Invalid custom emoji.' });
+  });
+});
+
 describe('chat upstream faults', () => {
   it('when the chat server rejects the gateway credentials, then it is 502 without WWW-Authenticate', async () => {
     const gw = await gatewayAs('administrator', { CHAT_API_KEY: 'x'.repeat(32) });
