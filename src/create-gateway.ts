@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -70,7 +71,12 @@ export function createGateway(parts: GatewayParts): Gateway {
   });
   const sessions = createSessionManager({
     store: parts.sessionStore,
-    sealer: createSessionSealer(secretOrEphemeral(config.session.secret, 'SESSION_SECRET', logger)),
+    // Service mode never opens a session: no key to configure, nothing to warn about.
+    sealer: createSessionSealer(
+      config.chat.authMode === 'session'
+        ? secretOrEphemeral(config.session.secret, 'SESSION_SECRET', logger)
+        : randomBytes(32),
+    ),
     idleTimeoutSeconds: config.session.idleTimeoutSeconds,
     absoluteTimeoutSeconds: config.session.absoluteTimeoutSeconds,
   });
