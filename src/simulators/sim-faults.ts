@@ -9,7 +9,14 @@ export type Fault =
   /** Wait, then answer normally (or hang if `ms` exceeds the caller's patience). */
   | { kind: 'delay'; ms: number }
   /** Answer with this status and an optional body / headers instead of the real answer. */
-  | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
+  | {
+      kind: 'status';
+      status: number;
+      body?: string;
+      headers?: Record<string, string>;
+      /** Answer only after this long: a slow error. */
+      afterMs?: number;
+    }
   /** Destroy the socket without writing a response (ECONNRESET on the client side). */
   | { kind: 'reset' }
   /** 200 with a body that is not JSON at all. */
@@ -65,6 +72,8 @@ export async function applyFault(
       // The request stream is already consumed (and auto-destroyed); the socket says if the client left.
       return req.socket.destroyed;
     case 'status':
+      if (fault.afterMs !== undefined) await sleep(fault.afterMs);
+      if (req.socket.destroyed) return true;
       res.writeHead(fault.status, {
         'content-type': 'application/json',
         ...fault.headers,

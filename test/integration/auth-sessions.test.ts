@@ -251,3 +251,39 @@ describe('session', () => {
     await request(gw.app).get('/api/auth/session').expect(404);
   });
 });
+
+describe('a refused key in a shared load', () => {
+  it("when two users share a channel-folders load and the leader's key is refused, then only the leader's session ends", async () => {
+    const gw = await sessionGateway();
+    const member = await login(gw, 'member');
+    const admin = await login(gw, 'administrator');
+    upstreams.chat.requests.length = 0;
+    upstreams.chat.faults.add({
+      fault: {
+        kind: 'status',
+        status: 401,
+        afterMs: 300,
+        body: '{"result":"error","msg":"Invalid API key","code":"INVALID_API_KEY"}',
+      },
+      pathPrefix: '/api/v1/channel_folders',
+      times: 1,
+    });
+    const first = request(gw.app).get('/api/chat/channel-folders').set('Cookie', member.cookie);
+    const firstDone = first.then((r) => r);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await request(gw.app)
+      .get('/api/chat/channel-folders')
+      .set('Cookie', admin.cookie);
+    const leader = await firstDone;
+
+    // One upstream call, made with the member's key: the admin joined it.
+    expect(
+      upstreams.chat.requests.filter((r) => r.pathname === '/api/v1/channel_folders'),
+    ).toHaveLength(1);
+    expect(leader.status).toBe(401);
+    await request(gw.app).get('/api/auth/session').set('Cookie', member.cookie).expect(401);
+    // The admin's own key was never refused: a transient error, and still logged in.
+    expect(second.status).toBe(502);
+    await request(gw.app).get('/api/auth/session').set('Cookie', admin.cookie).expect(200);
+  });
+});

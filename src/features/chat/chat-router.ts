@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { isAppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
-import type { ChatCall } from '../../upstreams/chat/chat-client.js';
+import { refusedCredentialsOf, type ChatCall } from '../../upstreams/chat/chat-client.js';
 import type { ChatCredentialsResolver } from './chat-credentials.js';
 import {
   ChannelFoldersQuery,
@@ -34,7 +34,9 @@ export function createChatRouter(options: ChatRouterOptions): Router {
     try {
       return await fn(call);
     } catch (error) {
-      if (isAppError(error) && error.code === 'UPSTREAM_AUTH_FAILED' && error.source === 'chat') {
+      // Only a refusal of this caller's own credentials is theirs: a shared (single-flight)
+      // load may fail on another caller's revoked key.
+      if (isAppError(error) && refusedCredentialsOf(error) === call.credentials) {
         throw await credentials.refused(req, res, error);
       }
       throw error;

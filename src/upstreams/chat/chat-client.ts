@@ -62,6 +62,17 @@ export interface ChatClient {
   getOwnUser(call: ChatCall): Promise<OwnUserType>;
 }
 
+/**
+ * Which credentials a 401 refused. A WeakMap, not a field: the error travels to logs, and
+ * credentials must not travel with it. Callers that share a load (single flight) can tell a
+ * refusal of their own credentials from someone else's.
+ */
+const refused = new WeakMap<AppError, ChatCredentials>();
+
+export function refusedCredentialsOf(error: AppError): ChatCredentials | undefined {
+  return refused.get(error);
+}
+
 const SuccessOnly = ChatEnvelope.refine(
   (body) => body.result === 'success',
   'result must be success',
@@ -120,7 +131,11 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       deadlineMs: read ? options.deadlineMs : options.writeDeadlineMs,
       retry: read,
     });
-    if (response.status !== 200) throw toChatError(response, operation);
+    if (response.status !== 200) {
+      const error = toChatError(response, operation);
+      if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
+      throw error;
+    }
     const parsed = schema.safeParse(parseJsonBody(response, 'chat'));
     if (!parsed.success) {
       throw new AppError(
