@@ -88,17 +88,21 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
 /** Consumes one point of each policy; reports the tightest in RateLimit headers (IETF draft). */
 function enforce(policies: Policy[]): RequestHandler {
   return async (req, res, next) => {
-    const results: { policy: Policy; res: RateLimiterRes; limited: boolean }[] = [];
-    for (const policy of policies) {
+    // Every applicable policy counts the request, so they are asked at once: one round trip.
+    const applicable = policies.flatMap((policy) => {
       const key = policy.key(req);
-      if (key === undefined) continue;
-      try {
-        results.push({ policy, res: await policy.limiter.consume(key), limited: false });
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        results.push({ policy, res: rejection, limited: true });
-      }
-    }
+      return key === undefined ? [] : [{ policy, key }];
+    });
+    const results = await Promise.all(
+      applicable.map(async ({ policy, key }) => {
+        try {
+          return { policy, res: await policy.limiter.consume(key), limited: false };
+        } catch (rejection) {
+          if (!(rejection instanceof RateLimiterRes)) throw rejection;
+          return { policy, res: rejection, limited: true };
+        }
+      }),
+    );
     if (results.length === 0) {
       next();
       return;
