@@ -2,6 +2,7 @@ import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';
 import type { BreakerThresholds } from '../../../config/load-config.js';
 import { AppError, type ErrorSource } from '../../errors/app-error.js';
+import { SERVICE_NAME } from './send-upstream.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -95,7 +96,7 @@ export function createUpstreamBreaker(options: {
   thresholds: BreakerThresholds;
   logger: Logger;
 }): Breaker {
-  const service = options.source === 'chat' ? 'The chat service' : 'The search service';
+  const service = SERVICE_NAME[options.source];
   return createBreaker({
     name: options.source,
     thresholds: options.thresholds,

@@ -33,10 +33,6 @@ export interface SearchClient {
 
 /** Talks to `{SEARCH_BASE_URL}/v1/search` with the client token (search document 4.1, 5). */
 export function createSearchClient(options: SearchClientOptions): SearchClient {
-  return {
-    search: (call) => options.breaker.run(() => searchOnce(call)),
-  };
-
   async function searchOnce(call: SearchCall): Promise<ResultList> {
     const response = await sendUpstream(options.pool, {
       source: 'search',
@@ -64,6 +60,10 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
     }
     return parsed.data;
   }
+
+  return {
+    search: (call) => options.breaker.run(() => searchOnce(call)),
+  };
 }
 
 /** The document gives only status classes (section 7); every non-200 is the gateway's problem. */
