@@ -1,8 +1,13 @@
-import { formatStatuses } from './chaos-contract.js';
-import { createChaosEnvironment } from './chaos-environment.js';
-import { CHAOS_SCALE, type Scale } from './chaos-scenario-runner.js';
-import { LOAD_SCENARIOS } from './chaos-scenarios.js';
-import { EXIT_MARGIN_MS, forcedStop, gracefulStop, type StopResult } from './chaos-stop.js';
+import { formatStatuses } from '../test/harness/chaos-contract.js';
+import { createChaosEnvironment } from '../test/harness/chaos-environment.js';
+import { CHAOS_SCALE, type Scale } from '../test/harness/chaos-scenario-runner.js';
+import { LOAD_SCENARIOS } from '../test/harness/chaos-scenarios.js';
+import {
+  EXIT_MARGIN_MS,
+  forcedStop,
+  gracefulStop,
+  type StopResult,
+} from '../test/harness/chaos-stop.js';
 
 /*
  * `npm run chaos`: the fault-injection scenarios of test/fault-injection at a larger scale

@@ -97,9 +97,12 @@ export const EnvSchema = z
     REDIS_URL: redisUrl.optional(),
     REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
     REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
-    CACHE_MAX_ENTRIES: integer(1, 1_000_000).default(5000),
+    /** Byte budget of the in-process cache, counted as the stored entries' bytes. */
+    CACHE_MAX_BYTES: integer(64 * 1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
     /** Spreads expiries of entries written together by up to ± this share of their TTL. */
     CACHE_TTL_JITTER_PERCENT: integer(0, 50).default(10),
+    /** Upper bound of a Retry-After passed on from an upstream (contract section 3). */
+    RETRY_AFTER_MAX_SECONDS: integer(1, 86_400).default(3600),
     BREAKER_FAILURE_PERCENT: integer(1, 100).default(50),
     BREAKER_MIN_REQUESTS: integer(1, 10_000).default(10),
     BREAKER_WINDOW_SECONDS: integer(1, 3600).default(10),
@@ -148,3 +151,88 @@ export type Env = z.output<typeof EnvSchema>;
 
 /** Every variable name, for the docs-in-step test and the container checks. */
 export const ENV_VARIABLES = Object.keys(EnvSchema.shape) as (keyof Env)[];
+
+/**
+ * The variables grouped the way the code uses them. This mapping is the only place a variable
+ * name meets its use: the Config type is inferred from it, never written out a second time.
+ */
+export const ConfigSchema = EnvSchema.transform((e) => ({
+  port: e.PORT,
+  host: e.HOST,
+  logLevel: e.LOG_LEVEL,
+  chat: {
+    baseUrl: e.CHAT_BASE_URL,
+    authMode: e.CHAT_AUTH_MODE,
+    email: e.CHAT_EMAIL,
+    apiKey: e.CHAT_API_KEY,
+    timeoutMs: e.CHAT_TIMEOUT_MS,
+    writeTimeoutMs: e.CHAT_WRITE_TIMEOUT_MS,
+    connectTimeoutMs: e.CHAT_CONNECT_TIMEOUT_MS,
+    channelFoldersCache: {
+      ttlSeconds: e.CHANNEL_FOLDERS_CACHE_TTL_SECONDS,
+      staleSeconds: e.CHANNEL_FOLDERS_CACHE_STALE_SECONDS,
+      staleIfErrorSeconds: e.CHANNEL_FOLDERS_CACHE_STALE_IF_ERROR_SECONDS,
+    },
+  },
+  search: {
+    baseUrl: e.SEARCH_BASE_URL,
+    clientToken: e.SEARCH_CLIENT_TOKEN,
+    maxK: e.SEARCH_MAX_K,
+    timeoutMs: e.SEARCH_TIMEOUT_MS,
+    redirectTimeoutMs: e.SEARCH_REDIRECT_TIMEOUT_MS,
+    connectTimeoutMs: e.SEARCH_CONNECT_TIMEOUT_MS,
+    cache: {
+      ttlSeconds: e.SEARCH_CACHE_TTL_SECONDS,
+      staleSeconds: e.SEARCH_CACHE_STALE_SECONDS,
+      staleIfErrorSeconds: e.SEARCH_CACHE_STALE_IF_ERROR_SECONDS,
+    },
+    cursorSecret: e.CURSOR_SECRET,
+  },
+  redis: {
+    url: e.REDIS_URL,
+    keyPrefix: e.REDIS_KEY_PREFIX,
+    commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+  },
+  cacheMaxBytes: e.CACHE_MAX_BYTES,
+  cacheTtlJitterRatio: e.CACHE_TTL_JITTER_PERCENT / 100,
+  retryAfterMaxSeconds: e.RETRY_AFTER_MAX_SECONDS,
+  breaker: {
+    failurePercent: e.BREAKER_FAILURE_PERCENT,
+    minRequests: e.BREAKER_MIN_REQUESTS,
+    windowSeconds: e.BREAKER_WINDOW_SECONDS,
+    openSeconds: e.BREAKER_OPEN_SECONDS,
+  },
+  session: {
+    secret: e.SESSION_SECRET,
+    cookieSecure: e.SESSION_COOKIE_SECURE,
+    sameSite: e.SESSION_COOKIE_SAMESITE,
+    idleTimeoutSeconds: e.SESSION_IDLE_TIMEOUT_SECONDS,
+    absoluteTimeoutSeconds: e.SESSION_ABSOLUTE_TIMEOUT_SECONDS,
+  },
+  /** Express's `trust proxy` value. */
+  trustProxy: e.TRUST_PROXY,
+  rateLimit: {
+    windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    perClient: e.RATE_LIMIT_PER_CLIENT,
+    perSession: e.RATE_LIMIT_PER_SESSION,
+    loginWindowSeconds: e.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
+    loginPerClient: e.LOGIN_RATE_LIMIT_PER_CLIENT,
+  },
+  corsOrigins: e.CORS_ORIGINS,
+  bodyLimitBytes: e.BODY_LIMIT_BYTES,
+  shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
+}));
+
+type DeepReadonly<T> = T extends readonly (infer U)[]
+  ? readonly DeepReadonly<U>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+
+/** The validated, frozen configuration every factory is built from. */
+export type Config = DeepReadonly<z.output<typeof ConfigSchema>>;
+/** When an upstream's circuit opens, and for how long calls then fail fast. */
+export type BreakerThresholds = Config['breaker'];
+/** How long an entry is fresh, then served stale while refreshing, then kept for errors only. */
+export type CacheWindows = Config['search']['cache'];

@@ -1,19 +1,14 @@
 import express, { type Express, type RequestHandler } from 'express';
-import type { Logger } from 'pino';
 import type { Readiness } from './health/readiness.js';
 import { createBodyParsing } from './http/body-parsing.js';
+import type { TrustFunction } from './http/client-address.js';
 import { createErrorHandler, createNotFound } from './http/error-handler.js';
 import { createHealthRouter } from './http/health-router.js';
-import { createRequestId } from './http/request-id.js';
-import { createRequestLogger } from './http/request-logger.js';
-import { createSecurity } from './http/security.js';
 
 export interface AppDependencies {
-  logger: Logger;
   readiness: Readiness;
-  corsOrigins: readonly string[];
-  /** Express's `trust proxy`: which hops' X-Forwarded-For decides the client address. */
-  trustProxy: false | number | readonly string[];
+  /** Which hops' X-Forwarded-For decides `req.ip`: the same function the hit path uses. */
+  trust: TrustFunction;
   bodyLimitBytes: number;
   /** Run on every /api request before bodies are read: CSRF, rate limits. */
   guards?: readonly RequestHandler[];
@@ -21,23 +16,18 @@ export interface AppDependencies {
   routers: Readonly<Record<string, RequestHandler>>;
 }
 
-/** Builds the Express app: middleware order, routers, 404 and the error handler. Never listens. */
+/**
+ * Builds the Express app: health, guards, body parsing, routers, 404 and the error handler.
+ * Never listens. What every request gets whoever answers it (request id, log line, security
+ * headers, CORS) is the edge's, in front of it (http/edge.ts).
+ */
 export function createApp(deps: AppDependencies): Express {
   const app = express();
   app.disable('x-powered-by');
-  // Bodies are served from the cache as ready strings; hashing them for an ETag would cost
-  // every hit a pass over the body for a header no client here uses.
+  // Cached answers carry their own validator; Express would hash every other body for one.
   app.set('etag', false);
-  app.set('trust proxy', deps.trustProxy);
+  app.set('trust proxy', deps.trust);
 
-  app.use(createRequestId());
-  // While draining, every response tells the client to take its next request elsewhere.
-  app.use((_req, res, next) => {
-    if (deps.readiness.draining) res.setHeader('Connection', 'close');
-    next();
-  });
-  app.use(createRequestLogger(deps.logger));
-  app.use(createSecurity({ corsOrigins: deps.corsOrigins }));
   app.use(createHealthRouter(deps.readiness));
   for (const guard of deps.guards ?? []) app.use(guard);
   app.use(createBodyParsing(deps.bodyLimitBytes));

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../config/load-config.js';
+import { createGateway } from './gateway.js';
 import { createLogger } from './logging/create-logger.js';
-import { runGateway } from './run-gateway.js';
 
 /** Composition root: the only module that reads process.env. */
 async function main(): Promise<void> {
@@ -15,7 +15,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger({ level: config.logLevel });
-  const gateway = await runGateway(config, logger);
+  const gateway = createGateway(config, { logger });
+  await gateway.start();
   logger.info({ url: gateway.url }, 'gateway listening');
 
   let stopping = false;

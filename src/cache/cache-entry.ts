@@ -1,10 +1,28 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { parseWith } from '../errors/parse-with.js';
+
+/** The only media types the gateway caches; anything else in a stored entry makes it corrupt. */
+export const CACHED_CONTENT_TYPES = [
+  'application/json; charset=utf-8',
+  'application/ld+json; charset=utf-8',
+] as const;
+export type CachedContentType = (typeof CACHED_CONTENT_TYPES)[number];
 
 /**
- * A cached response: the final, serialised body the gateway sends, so a hit costs no parsing,
- * reranking or rewriting. Timestamps are epoch milliseconds.
+ * A response body ready to send, exactly the bytes that go on the wire and into the cache,
+ * with the headers that belong to the resource itself: its media type and its digest (the
+ * strong validator behind the ETag). Headers that belong to one request are never stored.
  */
-export interface CacheEntry {
+export interface Representation {
+  readonly body: Buffer;
+  readonly contentType: CachedContentType;
+  /** base64url SHA-256 of `body`. */
+  readonly digest: string;
+}
+
+/** A cached representation and its windows, as epoch milliseconds. */
+export interface CacheEntry extends Representation {
   readonly storedAt: number;
   /** Served as a HIT until then. */
   readonly freshUntil: number;
@@ -12,44 +30,52 @@ export interface CacheEntry {
   readonly staleUntil: number;
   /** Served only when the upstream fails, until then. */
   readonly errorUntil: number;
-  readonly contentType: string;
-  readonly body: string;
 }
 
-const EntryMeta = z.strictObject({
-  v: z.literal(1),
+/** The one way a representation is made: serialised once, digested once. */
+export function toRepresentation(value: unknown, contentType: CachedContentType): Representation {
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  return { body, contentType, digest: createHash('sha256').update(body).digest('base64url') };
+}
+
+const EntryHeader = z.strictObject({
+  v: z.literal(2),
   storedAt: z.number().int().nonnegative(),
   freshUntil: z.number().int().nonnegative(),
   staleUntil: z.number().int().nonnegative(),
   errorUntil: z.number().int().nonnegative(),
-  contentType: z.string().min(1).max(200),
+  contentType: z.enum(CACHED_CONTENT_TYPES),
+  digest: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
   length: z.number().int().nonnegative(),
 });
 
+const NEWLINE = 0x0a;
+
 /**
- * Wire form for Redis: one JSON line of metadata, a newline, then the body verbatim. The body
- * is not re-encoded, so a hit never JSON-parses the (large) body; its length guards against
- * truncated or foreign values.
+ * Wire form: one JSON line of metadata, a newline, then the body bytes verbatim. A hit reads
+ * the short header and slices the body without copying or parsing it; the length guards
+ * against truncated or foreign values.
  */
-export function encodeEntry(entry: CacheEntry): string {
+export function encodeEntry(entry: CacheEntry): Buffer {
   const { body, ...rest } = entry;
-  return `${JSON.stringify({ v: 1, ...rest, length: body.length })}\n${body}`;
+  const header = Buffer.from(`${JSON.stringify({ v: 2, ...rest, length: body.length })}\n`);
+  return Buffer.concat([header, body]);
 }
 
-/** Returns undefined for anything that is not an intact entry of this version. */
-export function decodeEntry(raw: string): CacheEntry | undefined {
-  const newline = raw.indexOf('\n');
+/** Undefined for anything that is not an intact entry of this version. */
+export function decodeEntry(raw: Buffer): CacheEntry | undefined {
+  const newline = raw.indexOf(NEWLINE);
   if (newline < 0) return undefined;
-  let metaJson: unknown;
+  let headerJson: unknown;
   try {
-    metaJson = JSON.parse(raw.slice(0, newline));
+    headerJson = JSON.parse(raw.toString('utf8', 0, newline));
   } catch {
     return undefined;
   }
-  const meta = EntryMeta.safeParse(metaJson);
-  if (!meta.success) return undefined;
-  const body = raw.slice(newline + 1);
-  if (body.length !== meta.data.length) return undefined;
-  const { v, length, ...times } = meta.data;
-  return { ...times, body };
+  const header = parseWith(EntryHeader, headerJson, () => undefined);
+  if (header === undefined) return undefined;
+  const body = raw.subarray(newline + 1);
+  if (body.length !== header.length) return undefined;
+  const { v, length, ...rest } = header;
+  return { ...rest, body };
 }

@@ -10,5 +10,5 @@ export interface CacheStore {
   /** Keeps the entry until `entry.errorUntil`. */
   set(key: string, entry: CacheEntry): Promise<void>;
   /** For readiness: is the backend answering right now? */
-  health(): { status: 'ok' | 'degraded'; detail?: string };
+  health(): { status: 'ok' | 'degraded'; detail?: string; bytes?: number };
 }

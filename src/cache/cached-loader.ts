@@ -1,20 +1,18 @@
 import type { Logger } from 'pino';
 import type { CacheWindows } from '../../config/load-config.js';
-import { isAppError } from '../errors/app-error.js';
-import { statusOf } from '../errors/to-problem.js';
-import type { CacheEntry } from './cache-entry.js';
+import { isUpstreamFailure } from '../errors/upstream-failure.js';
+import type { CacheStatus } from '../http/send-representation.js';
+import type { CacheEntry, Representation } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
 
-export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
-
-/** A response body ready to send, as produced by a loader and as kept in the cache. */
-export interface Representation {
-  readonly body: string;
-  readonly contentType: string;
+export interface Cached {
+  readonly representation: Representation;
+  readonly cacheStatus: CacheStatus;
 }
 
-export interface CachedRepresentation extends Representation {
-  readonly cacheStatus: CacheStatus;
+/** The store's answer for a key when the caller has already read it (the hit path did). */
+export interface KnownRead {
+  readonly entry: CacheEntry | undefined;
 }
 
 export interface CachedLoader {
@@ -22,14 +20,15 @@ export interface CachedLoader {
    * Read-through (contract section 4): fresh entries are served without an upstream call;
    * stale ones at once while one background refresh runs; on an upstream failure an entry
    * still inside its error window is served instead of the error. Concurrent misses on a key
-   * share one load.
+   * share one load, and the answer never waits for the cache write.
    */
   get(
     key: string,
     windows: CacheWindows,
     load: () => Promise<Representation>,
-  ): Promise<CachedRepresentation>;
-  /** Resolves when every background refresh under way has settled (shutdown, tests). */
+    known?: KnownRead,
+  ): Promise<Cached>;
+  /** Resolves when every load and cache write under way has settled (shutdown, tests). */
   settled(): Promise<void>;
 }
 
@@ -42,11 +41,6 @@ export interface CachedLoaderOptions {
   random?: () => number;
 }
 
-/** Upstream trouble may be papered over with a stale entry; a client's own mistake may not. */
-function isUpstreamFailure(error: unknown): boolean {
-  return isAppError(error) && (statusOf(error.code) >= 500 || error.code === 'RATE_LIMITED');
-}
-
 export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const { store, logger } = options;
   const now = options.now ?? Date.now;
@@ -56,21 +50,24 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   // result, and one Redis connection answers in order, so a request whose read missed finds
   // either the running load or the stored entry, never neither.
   const inflight = new Map<string, Promise<Representation>>();
+  const writes = new Set<Promise<void>>();
 
   function loadOnce(key: string, windows: CacheWindows, load: () => Promise<Representation>) {
     const running = inflight.get(key);
     if (running) return running;
-    const promise = (async () => {
-      try {
-        const fresh = await load();
-        await store.set(key, toEntry(fresh, windows, now(), 1 + jitter * (2 * random() - 1)));
-        return fresh;
-      } finally {
+    const loaded = load();
+    inflight.set(key, loaded);
+    const write = loaded
+      .then((fresh) =>
+        store.set(key, toEntry(fresh, windows, now(), 1 + jitter * (2 * random() - 1))),
+      )
+      .catch(() => undefined)
+      .finally(() => {
         inflight.delete(key);
-      }
-    })();
-    inflight.set(key, promise);
-    return promise;
+        writes.delete(write);
+      });
+    writes.add(write);
+    return loaded;
   }
 
   function refreshInBackground(
@@ -85,26 +82,26 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   }
 
   return {
-    async get(key, windows, load) {
-      const entry = await store.get(key);
+    async get(key, windows, load, known) {
+      const entry = known === undefined ? await store.get(key) : known.entry;
       const t = now();
-      if (entry && t < entry.freshUntil) return fromEntry(entry, 'HIT');
+      if (entry && t < entry.freshUntil) return { representation: entry, cacheStatus: 'HIT' };
       if (entry && t < entry.staleUntil) {
         refreshInBackground(key, windows, load);
-        return fromEntry(entry, 'STALE');
+        return { representation: entry, cacheStatus: 'STALE' };
       }
       try {
-        return { ...(await loadOnce(key, windows, load)), cacheStatus: 'MISS' };
+        return { representation: await loadOnce(key, windows, load), cacheStatus: 'MISS' };
       } catch (error) {
         if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
           logger.warn({ err: error, key }, 'upstream failed; serving a stale entry');
-          return fromEntry(entry, 'STALE');
+          return { representation: entry, cacheStatus: 'STALE' };
         }
         throw error;
       }
     },
     async settled() {
-      await Promise.allSettled([...inflight.values()]);
+      await Promise.allSettled([...inflight.values(), ...writes]);
     },
   };
 }
@@ -118,15 +115,10 @@ function toEntry(
   const freshUntil = storedAt + Math.round(windows.ttlSeconds * 1000 * spread);
   const staleUntil = freshUntil + windows.staleSeconds * 1000;
   return {
+    ...fresh,
     storedAt,
     freshUntil,
     staleUntil,
     errorUntil: Math.max(staleUntil, freshUntil + windows.staleIfErrorSeconds * 1000),
-    contentType: fresh.contentType,
-    body: fresh.body,
   };
-}
-
-function fromEntry(entry: CacheEntry, cacheStatus: CacheStatus): CachedRepresentation {
-  return { body: entry.body, contentType: entry.contentType, cacheStatus };
 }

@@ -2,13 +2,23 @@ import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
 
-/** In-process store for a single instance without Redis; bounded by entry count. */
+/** What an entry costs beyond its body: the metadata object and the map's bookkeeping. */
+const ENTRY_OVERHEAD_BYTES = 256;
+
+/**
+ * In-process store for a single instance without Redis, bounded in bytes (CACHE_MAX_BYTES,
+ * contract section 1): the least recently used entries go first, and an entry larger than the
+ * whole budget is not kept at all.
+ */
 export function createMemoryCacheStore(options: {
-  maxEntries: number;
+  maxBytes: number;
   now?: () => number;
 }): CacheStore {
   const now = options.now ?? Date.now;
-  const lru = new LRUCache<string, CacheEntry>({ max: options.maxEntries });
+  const lru = new LRUCache<string, CacheEntry>({
+    maxSize: options.maxBytes,
+    sizeCalculation: (entry, key) => entry.body.length + key.length + ENTRY_OVERHEAD_BYTES,
+  });
   return {
     backend: 'memory',
     get(key) {
@@ -23,6 +33,6 @@ export function createMemoryCacheStore(options: {
       if (entry.errorUntil > now()) lru.set(key, entry);
       return Promise.resolve();
     },
-    health: () => ({ status: 'ok' }),
+    health: () => ({ status: 'ok', bytes: lru.calculatedSize }),
   };
 }

@@ -1,13 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
-import type { Breaker } from '../upstreams/http/circuit-breaker.js';
+import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
 
 export interface RedisCacheStoreOptions {
   /** A client built by createRedisClient: fail-fast, no offline queue, key prefix applied. */
   redis: Redis;
-  /** Shared with every Redis user; while open, reads and writes skip Redis at once. */
+  /** The cache's own Redis breaker; while open, reads and writes skip Redis at once. */
   breaker: Breaker;
   logger: Logger;
   now?: () => number;
@@ -23,9 +23,9 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
   return {
     backend: 'redis',
     async get(key) {
-      let raw: string | null;
+      let raw: Buffer | null;
       try {
-        raw = await breaker.run(() => redis.get(key));
+        raw = await breaker.run(() => redis.getBuffer(key));
       } catch (error) {
         // While the breaker is open every read would log; it logs its own state changes.
         if (breaker.state !== 'open')

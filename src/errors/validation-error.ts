@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError } from './app-error.js';
+import { parseWith } from './parse-with.js';
 
 export type InputLocation = 'query' | 'body' | 'path';
 
@@ -19,7 +20,7 @@ export function parseInput<S extends z.ZodType>(
   input: unknown,
   location: InputLocation,
 ): z.output<S> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw toValidationError(result.error, location);
-  return result.data;
+  return parseWith(schema, input, (error) => {
+    throw toValidationError(error, location);
+  });
 }

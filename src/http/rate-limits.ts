@@ -1,137 +1,168 @@
-import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
-import type { Redis } from 'ioredis';
-import {
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from 'rate-limiter-flexible';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import type { Config } from '../../config/load-config.js';
+import type { CacheEntry } from '../cache/cache-entry.js';
 import { AppError } from '../errors/app-error.js';
+import type { SessionManager } from '../sessions/session-manager.js';
+import type { Count, CounterRequest, SharedState } from '../state/shared-state.js';
+import { clientAddress, type TrustFunction } from './client-address.js';
 
-/** The part of a rate-limiter-flexible limiter this module uses. */
-type Consumer = Pick<RateLimiterAbstract, 'consume'>;
+/** One limit: which counter a request bumps under it, if any. */
+export interface RateLimitPolicy {
+  readonly name: string;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  counter(req: IncomingMessage): CounterRequest | undefined;
+}
 
-interface Policy {
-  name: string;
-  limit: number;
-  windowSeconds: number;
-  limiter: Consumer;
-  key(req: Request): string | undefined;
+/** What a request's counters said: the headers it carries, and whether it is refused. */
+export interface RateLimitVerdict {
+  readonly headers: readonly [name: string, value: string][];
+  /** Set when a limit is exhausted: the request is answered 429 with this Retry-After. */
+  readonly retryAfterSeconds?: number;
+}
+
+/** A request's admission as the hit path made it, so the app neither counts nor reads twice. */
+export interface Admission {
+  readonly verdict: RateLimitVerdict;
+  /** The cache read made in the same round trip. */
+  readonly read?: { readonly key: string; readonly entry: CacheEntry | undefined };
+}
+
+declare module 'http' {
+  interface IncomingMessage {
+    admission?: Admission;
+  }
 }
 
 export interface RateLimits {
-  /** Per client address and per session, on every /api request. */
-  general: RequestHandler;
+  /** Per client address and per live session, on every /api request. */
+  readonly general: readonly RateLimitPolicy[];
   /** The stricter login limit, per client address. */
-  login: RequestHandler;
-}
-
-export interface RateLimitOptions {
-  limits: Config['rateLimit'];
-  /** Shared counters across instances; absent means per-instance counters only. */
-  redis: Redis | undefined;
-  /** False while Redis is known to be failing: count in memory without waiting for it. */
-  redisUsable(): boolean;
-  /** The raw session cookie value, if the request has one. */
-  sessionOf(req: Request): string | undefined;
+  readonly login: readonly RateLimitPolicy[];
 }
 
 /**
- * Fixed-window limits kept in Redis so all instances count together. When Redis is down or
- * slow, rate-limiter-flexible's insurance limiter counts in memory instead: each instance
- * still enforces the limit on its own (a floor, never a 500, never no limit at all).
+ * Fixed-window limits (contract section 1: RATE_LIMIT_PER_CLIENT per window, counted in the
+ * shared Redis so all instances together admit the limit). The session limit counts only live
+ * sessions: its counter is guarded by the session's record, so a forged cookie costs nothing.
  */
-export function createRateLimits(options: RateLimitOptions): RateLimits {
+export function createRateLimits(options: {
+  limits: Config['rateLimit'];
+  trust: TrustFunction;
+  sessions: Pick<SessionManager, 'identify'>;
+  /** The raw session cookie value, if the request has one. */
+  sessionOf(req: IncomingMessage): string | undefined;
+}): RateLimits {
   const { limits } = options;
-  const limiter = (keyPrefix: string, points: number, duration: number): Consumer => {
-    const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
-    if (!options.redis) return insuranceLimiter;
-    const shared = new RateLimiterRedis({
-      storeClient: options.redis,
-      keyPrefix: `ratelimit:${keyPrefix}`,
-      points,
-      duration,
-      rejectIfRedisNotReady: true,
-      insuranceLimiter,
-    });
-    return { consume: (key) => (options.redisUsable() ? shared : insuranceLimiter).consume(key) };
-  };
-  const policy = (
-    name: string,
-    limit: number,
-    windowSeconds: number,
-    key: Policy['key'],
-  ): Policy => ({
+  const perClient = (name: string, limit: number, windowSeconds: number): RateLimitPolicy => ({
     name,
     limit,
     windowSeconds,
-    key,
-    limiter: limiter(name, limit, windowSeconds),
+    counter: (req) => ({
+      key: `ratelimit:${name}:${clientAddress(req, options.trust)}`,
+      windowMs: windowSeconds * 1000,
+    }),
   });
-  const clientKey = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-  const sessionKey = (req: Request) => {
-    const id = options.sessionOf(req);
-    return id === undefined ? undefined : createHash('sha256').update(id).digest('base64url');
+  const perSession: RateLimitPolicy = {
+    name: 'session',
+    limit: limits.perSession,
+    windowSeconds: limits.windowSeconds,
+    counter(req) {
+      const id = options.sessionOf(req);
+      const session = id === undefined ? undefined : options.sessions.identify(id);
+      if (session === undefined) return undefined;
+      return {
+        // Same hash tag as the record: one Redis Cluster slot for the guard and the counter.
+        key: `ratelimit:session:{${session.idHash}}`,
+        windowMs: limits.windowSeconds * 1000,
+        guard: session.recordKey,
+      };
+    },
   };
-
   return {
-    general: enforce([
-      policy('client', limits.perClient, limits.windowSeconds, clientKey),
-      policy('session', limits.perSession, limits.windowSeconds, sessionKey),
-    ]),
-    login: enforce([policy('login', limits.loginPerClient, limits.loginWindowSeconds, clientKey)]),
+    general: [perClient('client', limits.perClient, limits.windowSeconds), perSession],
+    login: [perClient('login', limits.loginPerClient, limits.loginWindowSeconds)],
   };
 }
 
-/** Consumes one point of each policy; reports the tightest in RateLimit headers (IETF draft). */
-function enforce(policies: Policy[]): RequestHandler {
-  return async (req, res, next) => {
-    // Every applicable policy counts the request, so they are asked at once: one round trip.
-    const applicable = policies.flatMap((policy) => {
-      const key = policy.key(req);
-      return key === undefined ? [] : [{ policy, key }];
+/** The counters a request bumps under these policies, with the policy each belongs to. */
+export function countersOf(policies: readonly RateLimitPolicy[], req: IncomingMessage) {
+  const applicable: { policy: RateLimitPolicy; counter: CounterRequest }[] = [];
+  for (const policy of policies) {
+    const counter = policy.counter(req);
+    if (counter !== undefined) applicable.push({ policy, counter });
+  }
+  return applicable;
+}
+
+/**
+ * Reports the tightest applicable limit in the IETF RateLimit headers and refuses the request
+ * when any limit is exhausted.
+ */
+export function judge(
+  applicable: readonly { policy: RateLimitPolicy }[],
+  counts: readonly (Count | undefined)[],
+): RateLimitVerdict {
+  let tightest: { policy: RateLimitPolicy; remaining: number; resetMs: number } | undefined;
+  let exhausted: Count | undefined;
+  const policies: string[] = [];
+  applicable.forEach(({ policy }, i) => {
+    const count = counts[i];
+    if (count === undefined) return;
+    policies.push(`"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`);
+    const remaining = Math.max(0, policy.limit - count.count);
+    if (tightest === undefined || remaining < tightest.remaining) {
+      tightest = { policy, remaining, resetMs: count.resetMs };
+    }
+    if (
+      count.count > policy.limit &&
+      (exhausted === undefined || count.resetMs > exhausted.resetMs)
+    ) {
+      exhausted = count;
+    }
+  });
+  if (tightest === undefined) return { headers: [] };
+  const headers: [string, string][] = [
+    ['RateLimit-Policy', policies.join(', ')],
+    [
+      'RateLimit',
+      `"${tightest.policy.name}";r=${tightest.remaining};t=${Math.ceil(tightest.resetMs / 1000)}`,
+    ],
+  ];
+  return exhausted === undefined
+    ? { headers }
+    : { headers, retryAfterSeconds: Math.max(1, Math.ceil(exhausted.resetMs / 1000)) };
+}
+
+/** Puts a verdict on the response; throws the 429 when it refuses the request. */
+export function enforce(verdict: RateLimitVerdict, res: ServerResponse): void {
+  for (const [name, value] of verdict.headers) res.setHeader(name, value);
+  if (verdict.retryAfterSeconds !== undefined) {
+    const seconds = verdict.retryAfterSeconds;
+    throw new AppError('RATE_LIMITED', `Too many requests; try again in ${seconds} s.`, {
+      retryAfterSeconds: seconds,
     });
-    const results = await Promise.all(
-      applicable.map(async ({ policy, key }) => {
-        try {
-          return { policy, res: await policy.limiter.consume(key), limited: false };
-        } catch (rejection) {
-          if (!(rejection instanceof RateLimiterRes)) throw rejection;
-          return { policy, res: rejection, limited: true };
-        }
-      }),
-    );
-    if (results.length === 0) {
-      next();
-      return;
+  }
+}
+
+/**
+ * The rate limit as middleware: counts the request under `policies`, unless the hit path
+ * already did (its admission rides on the request), then enforces the verdict.
+ */
+export function createRateLimitGuard(
+  policies: readonly RateLimitPolicy[],
+  state: SharedState,
+  options: { reuseAdmission: boolean },
+): RequestHandler {
+  return async (req, res, next) => {
+    let verdict = options.reuseAdmission ? req.admission?.verdict : undefined;
+    if (verdict === undefined) {
+      const applicable = countersOf(policies, req);
+      const { counts } = await state.countAndRead(applicable.map((a) => a.counter));
+      verdict = judge(applicable, counts);
     }
-    setHeaders(res, results);
-    const hit = results.find((r) => r.limited);
-    if (hit) {
-      const seconds = Math.max(1, Math.ceil(hit.res.msBeforeNext / 1000));
-      throw new AppError('RATE_LIMITED', `Too many requests; try again in ${seconds} s.`, {
-        retryAfterSeconds: seconds,
-      });
-    }
+    enforce(verdict, res);
     next();
   };
-}
-
-function setHeaders(res: Response, results: { policy: Policy; res: RateLimiterRes }[]): void {
-  res.setHeader(
-    'RateLimit-Policy',
-    results
-      .map(({ policy }) => `"${policy.name}";q=${policy.limit};w=${policy.windowSeconds}`)
-      .join(', '),
-  );
-  const tightest = results.reduce((a, b) =>
-    b.res.remainingPoints < a.res.remainingPoints ? b : a,
-  );
-  const reset = Math.ceil(tightest.res.msBeforeNext / 1000);
-  res.setHeader(
-    'RateLimit',
-    `"${tightest.policy.name}";r=${tightest.res.remainingPoints};t=${reset}`,
-  );
 }

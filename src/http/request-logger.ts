@@ -1,13 +1,18 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 
-/** Request logging on the injected root logger; one line per finished request. */
-export function createRequestLogger(logger: Logger) {
-  return pinoHttp({
+/** Probes poll these every few seconds; a 503 from /readyz while draining is by design. */
+const UNLOGGED = new Set(['/healthz', '/readyz']);
+
+/** Request logging on the injected root logger: one line per finished request. */
+export function createRequestLogger(
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const log = pinoHttp({
     logger,
     genReqId: (req) => req.id,
-    // Probes poll these every few seconds; a 503 from /readyz while draining is by design.
-    autoLogging: { ignore: (req) => req.url === '/healthz' || req.url === '/readyz' },
+    autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
     // Keep lines small and free of headers that could carry credentials.
     serializers: {
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
@@ -27,4 +32,5 @@ export function createRequestLogger(logger: Logger) {
       return 'info';
     },
   });
+  return (req, res) => log(req, res);
 }

@@ -1,9 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import { parse } from 'cookie';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 
 export interface SessionCookie {
   readonly name: string;
-  read(req: Request): string | undefined;
+  read(req: IncomingMessage): string | undefined;
   set(res: Response, id: string): void;
   clear(res: Response): void;
 }

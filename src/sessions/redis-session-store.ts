@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
-import type { Breaker } from '../upstreams/http/circuit-breaker.js';
+import type { Breaker } from '../resilience/circuit-breaker.js';
 import { StoredSession, type SessionStore } from './session-store.js';
 
 const KEY_VERSION = 'v1';
@@ -20,16 +20,19 @@ function unavailable(cause: unknown): AppError {
 /** Sessions shared by all instances. Redis trouble fails closed (503), never as "logged out". */
 export function createRedisSessionStore(options: {
   redis: Redis;
-  /** Shared with every Redis user; while open, session calls fail at once (503). */
+  /** The sessions' own Redis breaker; while open, session calls fail at once (503). */
   breaker: Breaker;
   logger: Logger;
   now?: () => number;
 }): SessionStore {
   const { redis, breaker, logger } = options;
   const now = options.now ?? Date.now;
-  const keyOf = (idHash: string) => `session:${KEY_VERSION}:${idHash}`;
+  // The hash tag puts the record in the same Redis Cluster slot as the session's own
+  // rate-limit counter, so one script can check the one and bump the other.
+  const keyOf = (idHash: string) => `session:${KEY_VERSION}:{${idHash}}`;
   return {
     backend: 'redis',
+    recordKey: keyOf,
     async get(idHash) {
       let raw: string | null;
       try {

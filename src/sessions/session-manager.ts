@@ -27,6 +27,11 @@ export interface SessionManager {
   /** The live session for an id, sliding its idle expiry; undefined when unknown or expired. */
   lookup(id: string): Promise<Session | undefined>;
   destroy(id: string): Promise<void>;
+  /**
+   * What identifies a well-formed cookie's session without reading it: the hash the store
+   * knows it by, and the key its record lives under (undefined for a malformed id).
+   */
+  identify(id: string): { idHash: string; recordKey: string } | undefined;
 }
 
 export interface SessionManagerOptions {
@@ -101,6 +106,11 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     },
     async destroy(id) {
       if (SESSION_ID.test(id)) await store.delete(hashOf(id));
+    },
+    identify(id) {
+      if (!SESSION_ID.test(id)) return undefined;
+      const idHash = hashOf(id);
+      return { idHash, recordKey: store.recordKey(idHash) };
     },
   };
 }

@@ -21,6 +21,11 @@ export type StoredSession = z.infer<typeof StoredSession>;
  */
 export interface SessionStore {
   readonly backend: 'redis' | 'memory';
+  /**
+   * The key this session's record lives under. A rate-limit counter guarded by it exists only
+   * while the session does, so a forged cookie leaves no trace (contract section 6, Limits).
+   */
+  recordKey(idHash: string): string;
   get(idHash: string): Promise<StoredSession | undefined>;
   /** Keeps the session until `session.idleExpiresAt` (or its absolute expiry, if sooner). */
   set(idHash: string, session: StoredSession): Promise<void>;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSearchSimulator,
   type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
+} from '../../simulators/search/search-simulator.js';
 import {
   CURSOR_SECRET,
   SEARCH_TOKEN,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import type { CredentialKind } from '../../src/simulators/chat/chat-simulator.js';
+import type { CredentialKind } from '../../simulators/chat/chat-simulator.js';
 import {
   BROWSER_HEADERS,
   CURSOR_SECRET,

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import { formatStatuses } from '../../bench/chaos-contract.js';
+import { formatStatuses } from '../harness/chaos-contract.js';
 import {
   createChaosEnvironment,
   HOT_PATHS,
   type ChaosEnvironment,
-} from '../../bench/chaos-environment.js';
-import type { Answer } from '../../bench/chaos-load.js';
-import type { LoadScenarioResult } from '../../bench/chaos-scenario-runner.js';
+} from '../harness/chaos-environment.js';
+import type { Answer } from '../harness/chaos-load.js';
+import type { LoadScenarioResult } from '../harness/chaos-scenario-runner.js';
 
 /*
  * The fault-injection tests run the production build (`node dist/src/main.js`) against the
@@ -15,14 +15,14 @@ import type { LoadScenarioResult } from '../../bench/chaos-scenario-runner.js';
  * the same scenarios larger); this module adds what only the tests need.
  */
 
-export * from '../../bench/chaos-contract.js';
-export * from '../../bench/chaos-environment.js';
-export * from '../../bench/chaos-gateway-process.js';
-export * from '../../bench/chaos-load.js';
-export * from '../../bench/chaos-processes.js';
-export * from '../../bench/chaos-scenario-runner.js';
-export * from '../../bench/chaos-scenarios.js';
-export * from '../../bench/chaos-stop.js';
+export * from '../harness/chaos-contract.js';
+export * from '../harness/chaos-environment.js';
+export * from '../harness/chaos-gateway-process.js';
+export * from '../harness/chaos-load.js';
+export * from '../harness/chaos-processes.js';
+export * from '../harness/chaos-scenario-runner.js';
+export * from '../harness/chaos-scenarios.js';
+export * from '../harness/chaos-stop.js';
 
 /** Start-up, warm-up, the load, recovery and the stop, with room for a noisy 2-core machine. */
 export const SCENARIO_TIMEOUT_MS = 40_000;

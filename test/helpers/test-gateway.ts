@@ -1,10 +1,9 @@
-import type { Express } from 'express';
+import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../config/load-config.js';
 import type { CachedLoader } from '../../src/cache/cached-loader.js';
 import type { CacheStore } from '../../src/cache/cache-store.js';
-import { createGateway } from '../../src/create-gateway.js';
-import { createGatewayResources } from '../../src/gateway-resources.js';
+import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { Readiness } from '../../src/health/readiness.js';
 import { createLogCapture, type LogCapture } from './log-capture.js';
 import { TEST_REDIS_URL, createInspector, deletePrefix, uniquePrefix } from './test-redis.js';
@@ -29,7 +28,10 @@ export interface TestGatewayOptions {
 }
 
 export interface TestGateway {
-  app: Express;
+  /** The gateway's request listener, for supertest in-process. */
+  app: RequestListener;
+  /** The gateway itself, started: `gateway.url` is its real listener. */
+  gateway: Gateway;
   config: Config;
   logs: LogCapture;
   loader: CachedLoader;
@@ -42,13 +44,19 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** The real gateway wiring (createGateway), pointed at simulators, with captured logs. */
+/**
+ * The real gateway (createGateway), started on a loopback port with its own lifecycle and
+ * pointed at simulators, with captured logs. close() is the gateway's own stop.
+ */
 export async function createTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
   const cache = options.cache ?? 'memory';
   const prefix = uniquePrefix();
   const redisUrl =
     cache === 'memory' ? undefined : cache === 'redis' ? TEST_REDIS_URL : cache.redisUrl;
   const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SHUTDOWN_DRAIN_DELAY_MS: '0',
     CHAT_BASE_URL: options.chatOrigin ?? 'http://127.0.0.1:9',
     SEARCH_BASE_URL: options.searchOrigin,
     SEARCH_CLIENT_TOKEN: SEARCH_TOKEN,
@@ -60,24 +68,22 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     ...options.env,
   });
   const logs = createLogCapture();
-  const resources = createGatewayResources(config, logs.logger);
-  // A Redis the test means to use must be up; a deliberately dead one must not block the start.
-  if (cache === 'redis') await resources.connect();
-  else resources.connect().catch(() => undefined);
+  const gateway = createGateway(config, { logger: logs.logger });
+  await gateway.start();
   const inspector = cache === 'redis' ? createInspector() : undefined;
-  const gateway = createGateway(resources.parts);
 
   return {
-    ...gateway,
+    app: gateway.handler,
+    gateway,
     config,
     logs,
-    store: resources.parts.store,
+    loader: gateway.loader,
+    store: gateway.cache,
+    readiness: gateway.readiness,
     prefix,
     inspector,
     async close() {
-      await gateway.loader.settled();
-      gateway.shutdown();
-      await resources.close();
+      await gateway.stop();
       if (inspector) {
         await deletePrefix(inspector, prefix);
         inspector.disconnect();

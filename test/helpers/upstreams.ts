@@ -4,12 +4,12 @@ import {
   createChatSimulator,
   type ChatSimulator,
   type CredentialKind,
-} from '../../src/simulators/chat/chat-simulator.js';
+} from '../../simulators/chat/chat-simulator.js';
 import {
   createSearchSimulator,
   type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
-import type { RecordedRequest } from '../../src/simulators/sim-server.js';
+} from '../../simulators/search/search-simulator.js';
+import type { RecordedRequest } from '../../simulators/sim-server.js';
 import {
   BROWSER_HEADERS,
   SEARCH_TOKEN,

@@ -1,13 +1,10 @@
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createChatSimulator,
-  type ChatSimulator,
-} from '../../src/simulators/chat/chat-simulator.js';
+import { createChatSimulator, type ChatSimulator } from '../../simulators/chat/chat-simulator.js';
 import {
   createSearchSimulator,
   type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
+} from '../../simulators/search/search-simulator.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import {
   BROWSER_HEADERS,

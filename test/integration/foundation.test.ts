@@ -1,12 +1,15 @@
 import { Router } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import type { RequestListener } from 'node:http';
 import { createApp } from '../../src/app.js';
 import { createReadiness } from '../../src/health/readiness.js';
+import { compileTrust } from '../../src/http/client-address.js';
+import { chain, createEdge } from '../../src/http/edge.js';
 import { createLogCapture } from '../helpers/log-capture.js';
 import { rawRequest } from '../helpers/raw-request.js';
 
-/** The app shell with one router that fails on purpose and one that echoes a JSON body. */
+/** The edge and app shell with one router that fails on purpose and one that echoes a JSON body. */
 function shell() {
   const logs = createLogCapture();
   const readiness = createReadiness([{ name: 'cache', check: () => ({ status: 'ok' }) }]);
@@ -17,15 +20,18 @@ function shell() {
   failing.post('/echo', (req, res) => {
     res.json(req.body);
   });
-  const app = createApp({
+  const edge = createEdge({
     logger: logs.logger,
-    readiness,
     corsOrigins: ['https://app.example.test'],
-    trustProxy: false,
+    isDraining: () => readiness.draining,
+  });
+  const inner = createApp({
+    readiness,
+    trust: compileTrust(false),
     bodyLimitBytes: 1024,
     routers: { '/api/test': failing },
-  });
-  return { app, logs, readiness };
+  }) as unknown as RequestListener;
+  return { app: chain([edge], inner), logs, readiness };
 }
 
 const problemType = 'application/problem+json; charset=utf-8';

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { BROWSER_HEADERS, type TestGateway } from '../helpers/test-gateway.js';
+import { keysUnder } from '../helpers/test-redis.js';
 import { useUpstreams } from '../helpers/upstreams.js';
 
 const upstreams = useUpstreams({ cache: 'redis' });
@@ -47,12 +48,22 @@ describe('rate limits', () => {
   });
 
   it('when a session makes too many requests, then its own limit applies even under the client limit', async () => {
-    const gw = await gateway({ RATE_LIMIT_PER_SESSION: '2' });
-    const cookie = { Cookie: `__Host-bff_session=${'a'.repeat(43)}` };
+    const gw = await upstreams.sessionGateway({ RATE_LIMIT_PER_SESSION: '2' });
+    const cookie = { Cookie: await upstreams.login(gw, 'member') };
     const statuses = [];
     for (let i = 0; i < 3; i += 1) statuses.push((await searchOnce(gw, cookie)).status);
     expect(statuses).toEqual([200, 200, 429]);
     expect((await searchOnce(gw)).status).toBe(200);
+  });
+
+  it('when a request carries a forged or unknown session cookie, then no counter is created for it', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_SESSION: '2' });
+    const forged = { Cookie: `__Host-bff_session=${'a'.repeat(43)}` };
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await searchOnce(gw, forged)).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    expect(await keysUnder(gw.inspector!, `${gw.prefix}ratelimit:session:`)).toEqual([]);
+    expect(await keysUnder(gw.inspector!, `${gw.prefix}ratelimit:client:`)).toHaveLength(1);
   });
 
   it('when login attempts exceed the stricter login limit, then further attempts are 429 without reaching the chat server', async () => {

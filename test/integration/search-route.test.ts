@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import {
   createSearchSimulator,
   type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
+} from '../../simulators/search/search-simulator.js';
 import {
   CURSOR_SECRET,
   SEARCH_TOKEN,

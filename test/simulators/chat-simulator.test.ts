@@ -6,7 +6,7 @@ import {
   type ChatSimulator,
   type ChatSimulatorOptions,
   type CredentialKind,
-} from '../../src/simulators/chat/chat-simulator.js';
+} from '../../simulators/chat/chat-simulator.js';
 import {
   createZulipOpenApiValidator,
   type ZulipOpenApiValidator,

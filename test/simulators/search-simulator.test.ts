@@ -2,12 +2,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createSearchSimulator,
   type SearchSimulator,
-} from '../../src/simulators/search/search-simulator.js';
+} from '../../simulators/search/search-simulator.js';
 import type {
   ResultList,
   ResultOffer,
   ResultProduct,
-} from '../../src/simulators/search/search-types.js';
+} from '../../simulators/search/search-types.js';
 
 // Checks the simulator against search-service-api.md over real HTTP, never against a client.
 

@@ -1,28 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEntry, encodeEntry, type CacheEntry } from '../../src/cache/cache-entry.js';
+import {
+  decodeEntry,
+  encodeEntry,
+  toRepresentation,
+  type CacheEntry,
+} from '../../src/cache/cache-entry.js';
 
 const entry: CacheEntry = {
   storedAt: 1,
   freshUntil: 2,
   staleUntil: 3,
   errorUntil: 4,
-  contentType: 'application/json; charset=utf-8',
-  body: '{"itemListElement":[],"note":"line\\nbreak ✓ 🎧"}\n',
+  ...toRepresentation(
+    { itemListElement: [], note: 'line\nbreak ✓ 🎧' },
+    'application/json; charset=utf-8',
+  ),
 };
+const encoded = encodeEntry(entry);
+const edit = (from: string, to: string) => Buffer.from(encoded.toString('utf8').replace(from, to));
 
 describe('cache entry codec', () => {
-  it('when an entry is encoded and decoded, then it comes back identical', () => {
-    expect(decodeEntry(encodeEntry(entry))).toEqual(entry);
+  it('when an entry is encoded and decoded, then it comes back identical, body bytes and all', () => {
+    const decoded = decodeEntry(encoded);
+    expect(decoded).toEqual(entry);
+    expect(decoded?.body.equals(entry.body)).toBe(true);
+  });
+
+  it('when a representation is made, then its digest is the SHA-256 of exactly its bytes', () => {
+    expect(entry.body.toString('utf8')).toBe('{"itemListElement":[],"note":"line\\nbreak ✓ 🎧"}');
+    expect(entry.digest).toBe('RD6Se2nCkS0nYeKdWOWknnXeCw4UDz2b_25QJWHzo_k');
   });
 
   it.each([
-    ['an empty string', ''],
-    ['plain JSON from another writer', '{"a":1}'],
-    ['a truncated body', encodeEntry(entry).slice(0, -3)],
-    ['a body with extra bytes', `${encodeEntry(entry)}x`],
-    ['another version', encodeEntry(entry).replace('"v":1', '"v":2')],
-    ['garbled metadata', encodeEntry(entry).replace('"storedAt":1', '"storedAt":"1"')],
-    ['metadata that is not JSON', encodeEntry(entry).replace('{"v":1,', '{v:1,')],
+    ['an empty value', Buffer.alloc(0)],
+    ['plain JSON from another writer', Buffer.from('{"a":1}')],
+    ['a truncated body', encoded.subarray(0, -3)],
+    ['a body with extra bytes', Buffer.concat([encoded, Buffer.from('x')])],
+    ['another version', edit('"v":2', '"v":1')],
+    ['garbled metadata', edit('"storedAt":1', '"storedAt":"1"')],
+    ['metadata that is not JSON', edit('{"v":2,', '{v:2,')],
+    // Escaped in the JSON header, so it parses: the allowlist is what refuses it.
+    ['a content type with a line break', edit('charset=utf-8', 'charset=utf-8\\r\\nX-Evil: 1')],
+    ['a foreign content type', edit('application/json', 'text/html')],
+    ['a malformed digest', edit('"digest":"', '"digest":"!')],
   ])('when the stored value is %s, then it is not an entry', (_name, raw) => {
     expect(decodeEntry(raw)).toBeUndefined();
   });

@@ -1,61 +1,54 @@
-import type { RequestHandler, Router } from 'express';
-import type { Dispatcher } from 'undici';
+import { parse as parseQuery } from 'node:querystring';
+import type { Router } from 'express';
 import type { Config } from '../../../config/load-config.js';
 import type { CachedLoader } from '../../cache/cached-loader.js';
-import type { SessionCookie } from '../../http/session-cookie.js';
-import type { SessionManager } from '../../sessions/session-manager.js';
-import type { Breaker } from '../../upstreams/http/circuit-breaker.js';
-import { createChatClient } from '../../upstreams/chat/chat-client.js';
-import { createAuthRouter } from '../auth/auth-router.js';
-import { createAuthService } from '../auth/auth-service.js';
-import { createServiceCredentials, createSessionCredentials } from './chat-credentials.js';
+import { parseWith } from '../../errors/parse-with.js';
+import type { CachedRoute } from '../../http/hit-path.js';
+import type { ChatClient } from '../../upstreams/chat/chat-client.js';
+import type { ChatCredentialsResolver } from './chat-credentials.js';
+import { ChannelFoldersQuery } from './chat-inputs.js';
 import { createChatRouter } from './chat-router.js';
 import { createChatService } from './chat-service.js';
 
-export interface ChatFeatureOptions {
-  config: Config;
-  pool: Dispatcher;
-  breaker: Breaker;
-  loader: CachedLoader;
-  sessions: SessionManager;
-  cookie: SessionCookie;
-  loginLimit: RequestHandler;
+export const CHAT_ROUTE = '/api/chat';
+
+export interface ChatFeature {
+  router: Router;
+  /**
+   * Channel folders for the hit path, in service mode only: in session mode a hit still needs
+   * the caller's session, which the router resolves.
+   */
+  cachedRoutes: CachedRoute[];
 }
 
-/**
- * The chat routes, and in session mode the auth routes, from configuration. In service mode
- * there is no login: `/api/auth/*` is not mounted and every call uses the service account.
- */
-export function createChatFeature(options: ChatFeatureOptions): Record<string, Router> {
+/** The chat routes: every call made with the credentials the resolver gives for the caller. */
+export function createChatFeature(options: {
+  config: Config;
+  client: ChatClient;
+  loader: CachedLoader;
+  credentials: ChatCredentialsResolver;
+}): ChatFeature {
   const { chat } = options.config;
-  const client = createChatClient({
-    pool: options.pool,
-    breaker: options.breaker,
-    basePath: new URL(chat.baseUrl).pathname.replace(/\/$/, ''),
-    deadlineMs: chat.timeoutMs,
-    writeDeadlineMs: chat.writeTimeoutMs,
-  });
   const service = createChatService({
-    client,
+    client: options.client,
     loader: options.loader,
     realm: chat.baseUrl,
     channelFoldersCache: chat.channelFoldersCache,
   });
-  if (chat.authMode === 'service' && chat.email !== undefined && chat.apiKey !== undefined) {
-    const credentials = createServiceCredentials({ email: chat.email, apiKey: chat.apiKey });
-    return { '/api/chat': createChatRouter({ service, credentials }) };
-  }
-  const { sessions, cookie } = options;
+  const cachedRoutes: CachedRoute[] =
+    chat.authMode === 'service'
+      ? [
+          {
+            path: `${CHAT_ROUTE}/channel-folders`,
+            keyOf(_req, query) {
+              const input = parseWith(ChannelFoldersQuery, parseQuery(query), () => undefined);
+              return input && service.channelFoldersKey(input.include_archived);
+            },
+          },
+        ]
+      : [];
   return {
-    '/api/auth': createAuthRouter({
-      service: createAuthService({ chat: client, sessions }),
-      sessions,
-      cookie,
-      loginLimit: options.loginLimit,
-    }),
-    '/api/chat': createChatRouter({
-      service,
-      credentials: createSessionCredentials({ sessions, cookie }),
-    }),
+    router: createChatRouter({ service, credentials: options.credentials }),
+    cachedRoutes,
   };
 }

@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { isAppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
+import { sendRepresentation } from '../../http/send-representation.js';
 import { refusedCredentialsOf, type ChatCall } from '../../upstreams/chat/chat-client.js';
 import type { ChatCredentialsResolver } from './chat-credentials.js';
 import {
@@ -55,17 +56,13 @@ export function createChatRouter(options: ChatRouterOptions): Router {
     .route('/channel-folders')
     .get(async (req, res) => {
       const { include_archived } = parseInput(ChannelFoldersQuery, req.query, 'query');
+      // The hit path read this entry already when it admitted the request.
+      const read = req.admission?.read;
+      const known = read?.key === service.channelFoldersKey(include_archived) ? read : undefined;
       const result = await asCaller(req, res, (call) =>
-        service.channelFolders(call, include_archived),
+        service.channelFolders(call, include_archived, known),
       );
-      res
-        .status(200)
-        .set({
-          'Content-Type': result.contentType,
-          'X-Cache': result.cacheStatus,
-          'Cache-Control': 'no-store',
-        })
-        .send(result.body);
+      sendRepresentation(res, result.representation, { cacheStatus: result.cacheStatus });
     })
     .all(methodNotAllowed(['GET']));
 

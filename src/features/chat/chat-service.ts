@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CacheWindows } from '../../../config/load-config.js';
-import type { CachedLoader, CachedRepresentation } from '../../cache/cached-loader.js';
+import { toRepresentation } from '../../cache/cache-entry.js';
+import type { Cached, CachedLoader, KnownRead } from '../../cache/cached-loader.js';
 import type { ChatCall, ChatClient, StatusUpdate } from '../../upstreams/chat/chat-client.js';
 import type { ChannelFolder, Draft, User } from '../../upstreams/chat/chat-schemas.js';
 
@@ -14,7 +15,9 @@ export interface ChatServiceOptions {
 
 export interface ChatService {
   drafts(call: ChatCall): Promise<{ count: number; drafts: Draft[] }>;
-  channelFolders(call: ChatCall, includeArchived: boolean): Promise<CachedRepresentation>;
+  /** Where the realm's folder list is cached: one entry serves every caller. */
+  channelFoldersKey(includeArchived: boolean): string;
+  channelFolders(call: ChatCall, includeArchived: boolean, known?: KnownRead): Promise<Cached>;
   user(
     call: ChatCall,
     email: string,
@@ -24,7 +27,8 @@ export interface ChatService {
   deactivateEmoji(call: ChatCall, emojiName: string): Promise<void>;
 }
 
-const KEY_VERSION = 'v1';
+/** Bump when the cached representation changes shape, so old entries are never served. */
+const KEY_VERSION = 'v2';
 
 /** Display order (document 3): `order` ascending, ties and pre-FL-414 servers by id. */
 export function sortChannelFolders(folders: readonly ChannelFolder[]): ChannelFolder[] {
@@ -46,21 +50,25 @@ function sortDrafts(drafts: readonly Draft[]): Draft[] {
 export function createChatService(options: ChatServiceOptions): ChatService {
   const { client, loader } = options;
   const realmKey = createHash('sha256').update(options.realm).digest('base64url').slice(0, 16);
+  const channelFoldersKey = (includeArchived: boolean) =>
+    `channel-folders:${KEY_VERSION}:${realmKey}:archived=${includeArchived}`;
 
   return {
     async drafts(call) {
       const { count, drafts } = await client.getDrafts(call);
       return { count, drafts: sortDrafts(drafts) };
     },
-    channelFolders(call, includeArchived) {
-      const key = `channel-folders:${KEY_VERSION}:${realmKey}:archived=${includeArchived}`;
-      return loader.get(key, options.channelFoldersCache, async () => {
+    channelFoldersKey,
+    channelFolders(call, includeArchived, known) {
+      const key = channelFoldersKey(includeArchived);
+      const load = async () => {
         const folders = await client.getChannelFolders(call, includeArchived);
-        return {
-          body: JSON.stringify({ channel_folders: sortChannelFolders(folders) }),
-          contentType: 'application/json; charset=utf-8',
-        };
-      });
+        return toRepresentation(
+          { channel_folders: sortChannelFolders(folders) },
+          'application/json; charset=utf-8',
+        );
+      };
+      return loader.get(key, options.channelFoldersCache, load, known);
     },
     async user(call, email, lookup) {
       return { user: await client.getUserByEmail(call, email, lookup) };

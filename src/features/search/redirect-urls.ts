@@ -1,33 +1,27 @@
 import { isAggregateOffer, type Product } from '../../upstreams/search/search-schemas.js';
 
-type Rewrite = (url: string) => string;
-
-/**
- * Visits every redirect URL of a product in a fixed order (offer or nested offers with their
- * seller and categories, then brand) and stores what `rewrite` returns. Mutates the product,
- * which is the gateway's own parsed copy.
- */
-export function rewriteProductUrls(product: Product, rewrite: Rewrite): void {
-  const offers = isAggregateOffer(product.offers) ? product.offers.offers : [product.offers];
-  for (const offer of offers) {
-    offer.url = rewrite(offer.url);
-    if (offer.seller.url !== undefined) offer.seller.url = rewrite(offer.seller.url);
-    for (const category of offer.category ?? []) {
-      if (category.url !== undefined) category.url = rewrite(category.url);
-    }
-  }
-  if (product.brand?.url !== undefined) product.brand.url = rewrite(product.brand.url);
+/** One place in a product that holds a URL: an object and the field (`url`) it sits in. */
+export interface UrlSlot {
+  readonly holder: { url?: string | undefined };
+  readonly url: string;
 }
 
-/** The first value found by `read` among a product's redirect URLs, in visiting order. */
-export function findInProductUrls(
-  product: Product,
-  read: (url: string) => string | undefined,
-): string | undefined {
-  let found: string | undefined;
-  rewriteProductUrls(product, (url) => {
-    found ??= read(url);
-    return url;
-  });
-  return found;
+/**
+ * Every URL of a product, in a fixed order: the offer or nested offers with their seller and
+ * categories, then the brand. Slots point into the gateway's own parsed copy, so writing one
+ * changes the product in place.
+ */
+export function urlSlots(product: Product): UrlSlot[] {
+  const slots: UrlSlot[] = [];
+  const add = (holder: { url?: string | undefined }) => {
+    if (holder.url !== undefined) slots.push({ holder, url: holder.url });
+  };
+  const offers = isAggregateOffer(product.offers) ? product.offers.offers : [product.offers];
+  for (const offer of offers) {
+    add(offer);
+    add(offer.seller);
+    for (const category of offer.category ?? []) add(category);
+  }
+  if (product.brand) add(product.brand);
+  return slots;
 }

@@ -49,14 +49,20 @@ export function withRp(url: string, value: string): string {
 /**
  * A predicate for "points at the search service's redirect endpoint": same origin as
  * SEARCH_BASE_URL, no userinfo, and exactly its `/v1/url` path. Relative or unparsable URLs
- * do not point at it.
+ * do not point at it. The service's own spelling of its links is recognised without parsing;
+ * any other spelling is parsed once.
  */
 export function createRedirectUrlMatcher(searchBaseUrl: string): (url: string) => boolean {
   const endpoint = new URL(`${searchBaseUrl}/v1/url`);
+  const canonical = `${endpoint.origin}${endpoint.pathname}`;
   return (url) => {
-    if (!URL.canParse(url)) return false;
-    const parsed = new URL(url);
+    if (url.startsWith(canonical)) {
+      const next = url.charAt(canonical.length);
+      if (next === '' || next === '?' || next === '#') return true;
+    }
+    const parsed = URL.parse(url);
     return (
+      parsed !== null &&
       parsed.origin === endpoint.origin &&
       parsed.username === '' &&
       parsed.password === '' &&

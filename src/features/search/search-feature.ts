@@ -1,36 +1,44 @@
+import { parse as parseQuery } from 'node:querystring';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
 import type { Config } from '../../../config/load-config.js';
 import type { CachedLoader } from '../../cache/cached-loader.js';
-import type { Breaker } from '../../upstreams/http/circuit-breaker.js';
+import { parseWith } from '../../errors/parse-with.js';
+import type { CachedRoute } from '../../http/hit-path.js';
 import { secretOrEphemeral } from '../../security/secret-or-ephemeral.js';
+import type { Upstream } from '../../upstreams/http/upstream.js';
 import { createSearchClient } from '../../upstreams/search/search-client.js';
 import { createRedirectUrlMatcher } from './rp-param.js';
 import { createCursorCodec } from './search-cursor.js';
+import { negotiateFormat } from './search-format.js';
 import { createSearchQuerySchema } from './search-query.js';
-import { createSearchRedirectProxy } from './search-redirect-proxy.js';
+import { createSearchRedirect } from './search-redirect.js';
 import { createSearchRouter } from './search-router.js';
 import { createSearchService } from './search-service.js';
 
 export const SEARCH_ROUTE = '/api/search';
 
-/** The search feature from configuration: client, service and router. */
+export interface SearchFeature {
+  router: Router;
+  /** `GET /api/search` for the hit path: the same schema, negotiation and key as the router. */
+  cachedRoute: CachedRoute;
+}
+
+/** The search feature from configuration: client, service, router and its cached route. */
 export function createSearchFeature(options: {
   config: Config;
   logger: Logger;
-  pool: Dispatcher;
-  breaker: Breaker;
+  upstream: Upstream;
   loader: CachedLoader;
-}): Router {
-  const { search } = options.config;
+}): SearchFeature {
+  const { config, upstream } = options;
+  const { search } = config;
   const service = createSearchService({
     client: createSearchClient({
-      pool: options.pool,
-      breaker: options.breaker,
-      basePath: new URL(search.baseUrl).pathname.replace(/\/$/, ''),
+      upstream,
       clientToken: search.clientToken,
       deadlineMs: search.timeoutMs,
+      retryAfterMaxSeconds: config.retryAfterMaxSeconds,
     }),
     loader: options.loader,
     cursors: createCursorCodec({
@@ -41,12 +49,31 @@ export function createSearchFeature(options: {
     windows: search.cache,
     routePath: SEARCH_ROUTE,
   });
-  return createSearchRouter({
-    service,
-    querySchema: createSearchQuerySchema(search.maxK),
-    redirectProxy: createSearchRedirectProxy({
-      searchBaseUrl: search.baseUrl,
-      deadlineMs: search.redirectTimeoutMs,
+  const querySchema = createSearchQuerySchema(search.maxK);
+  return {
+    router: createSearchRouter({
+      service,
+      querySchema,
+      redirect: createSearchRedirect({
+        upstream,
+        deadlineMs: search.redirectTimeoutMs,
+        retryAfterMaxSeconds: config.retryAfterMaxSeconds,
+      }),
     }),
-  });
+    cachedRoute: {
+      path: SEARCH_ROUTE,
+      vary: 'Accept',
+      keyOf(req, query) {
+        const format = negotiateFormat(req);
+        // Express 5's default ("simple") query parser is node:querystring: the same input.
+        const request = parseWith(querySchema, parseQuery(query), () => undefined);
+        if (format === undefined || request === undefined) return undefined;
+        try {
+          return service.resolve(request, format).key;
+        } catch {
+          return undefined; // a forged cursor: the router answers 400
+        }
+      },
+    },
+  };
 }

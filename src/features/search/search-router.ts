@@ -1,8 +1,9 @@
-import { Router, type RequestHandler } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
-import type { SearchFormat } from '../../upstreams/search/search-client.js';
+import { sendRepresentation } from '../../http/send-representation.js';
+import { negotiateFormat } from './search-format.js';
 import type { createSearchQuerySchema } from './search-query.js';
 import type { SearchService } from './search-service.js';
 
@@ -10,43 +11,39 @@ export interface SearchRouterOptions {
   service: SearchService;
   querySchema: ReturnType<typeof createSearchQuerySchema>;
   /** The click-tracking redirect proxy for `/url`. */
-  redirectProxy: RequestHandler;
+  redirect(req: Request, res: Response): Promise<void>;
 }
-
-const FORMATS: Record<string, SearchFormat> = {
-  'application/json': 'json',
-  'application/ld+json': 'ld+json',
-};
 
 export function createSearchRouter(options: SearchRouterOptions): Router {
   const router = Router();
 
   router
     .route('/url')
-    .get(options.redirectProxy)
+    .get((req, res) => options.redirect(req, res))
     .all(methodNotAllowed(['GET']));
 
   router
     .route('/')
     .get(async (req, res) => {
-      const accepted = req.accepts(Object.keys(FORMATS));
-      if (accepted === false) {
+      const format = negotiateFormat(req);
+      if (format === undefined) {
         throw new AppError(
           'NOT_ACCEPTABLE',
           'Search results are available as application/json or application/ld+json.',
         );
       }
       const request = parseInput(options.querySchema, req.query, 'query');
-      const result = await options.service.search(request, FORMATS[accepted]!, req.id);
-      res
-        .status(200)
-        .set({
-          'Content-Type': result.contentType,
-          'X-Cache': result.cacheStatus,
-          Vary: 'Accept',
-          'Cache-Control': 'no-store',
-        })
-        .send(result.body);
+      const search = options.service.resolve(request, format);
+      // The hit path read this entry already when it admitted the request.
+      const read = req.admission?.read;
+      const result = await options.service.search(search, {
+        requestId: req.id,
+        ...(read?.key === search.key ? { known: read } : {}),
+      });
+      sendRepresentation(res, result.representation, {
+        cacheStatus: result.cacheStatus,
+        vary: 'Accept',
+      });
     })
     .all(methodNotAllowed(['GET']));
 

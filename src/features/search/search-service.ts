@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CacheWindows } from '../../../config/load-config.js';
-import type {
-  CachedLoader,
-  CachedRepresentation,
-  Representation,
-} from '../../cache/cached-loader.js';
+import { toRepresentation, type Representation } from '../../cache/cache-entry.js';
+import type { Cached, CachedLoader, KnownRead } from '../../cache/cached-loader.js';
 import type { SearchClient, SearchFormat } from '../../upstreams/search/search-client.js';
 import { rerank, type SortOrder } from './rerank.js';
 import { renumberPositions } from './renumber-positions.js';
@@ -21,21 +18,28 @@ export interface SearchServiceOptions {
   routePath: string;
 }
 
+/** A validated search as the upstream will see it, and where its answer is cached. */
+export interface ResolvedSearch {
+  key: string;
+  /** Query string for `{SEARCH_BASE_URL}/v1/search`, without '?'. */
+  query: string;
+  sort: SortOrder;
+  format: SearchFormat;
+}
+
 export interface SearchService {
-  search(
-    request: SearchRequest,
-    format: SearchFormat,
-    requestId: string,
-  ): Promise<CachedRepresentation>;
+  /** Decodes a cursor (INVALID_CURSOR when forged) and names the cache entry: no I/O. */
+  resolve(request: SearchRequest, format: SearchFormat): ResolvedSearch;
+  search(search: ResolvedSearch, call: { requestId: string; known?: KnownRead }): Promise<Cached>;
 }
 
 /** Bump when the cached representation changes shape, so old entries are never served. */
-const KEY_VERSION = 'v1';
+const KEY_VERSION = 'v2';
 
-const CONTENT_TYPE: Record<SearchFormat, string> = {
+const CONTENT_TYPE = {
   json: 'application/json; charset=utf-8',
   'ld+json': 'application/ld+json; charset=utf-8',
-};
+} as const satisfies Record<SearchFormat, string>;
 
 /** The search document's query encoding (4.1): URL-encoded, spaces as '+'. */
 function encodeQuery(q: string, k: number): string {
@@ -45,33 +49,38 @@ function encodeQuery(q: string, k: number): string {
 export function createSearchService(options: SearchServiceOptions): SearchService {
   const { client, loader, cursors } = options;
 
-  async function build(
-    query: string,
-    sort: SortOrder,
-    format: SearchFormat,
-    requestId: string,
-  ): Promise<Representation> {
-    const list = await client.search({ query, format, requestId });
-    const reranked = rerank(list, sort);
-    if (sort !== 'relevance')
+  /** The upstream's list, reranked, renumbered and serialised once: the bytes sent and stored. */
+  async function build(search: ResolvedSearch, requestId: string): Promise<Representation> {
+    const list = await client.search({ query: search.query, format: search.format, requestId });
+    const reranked = rerank(list, search.sort);
+    if (search.sort !== 'relevance') {
       renumberPositions(list.itemListElement, reranked.itemListElement, options.isRedirectUrl);
+    }
     const { next: upstreamNext, ...rest } = reranked;
-    const cursor = upstreamNext === undefined ? undefined : cursors.encode(upstreamNext, sort);
+    const cursor =
+      upstreamNext === undefined ? undefined : cursors.encode(upstreamNext, search.sort);
     const body =
       cursor === undefined ? rest : { ...rest, next: `${options.routePath}?cursor=${cursor}` };
-    return { body: JSON.stringify(body), contentType: CONTENT_TYPE[format] };
+    return toRepresentation(body, CONTENT_TYPE[search.format]);
   }
 
   return {
-    search(request, format, requestId) {
+    resolve(request, format) {
       // Cursor validation happens before any cache or upstream work: a forged cursor costs nothing.
       const { query, sort } =
         request.kind === 'cursor'
           ? cursors.decode(request.cursor)
           : { query: encodeQuery(request.q, request.k), sort: request.sort };
       const digest = createHash('sha256').update(query).digest('base64url');
-      const key = `search:${KEY_VERSION}:${format}:${sort}:${digest}`;
-      return loader.get(key, options.windows, () => build(query, sort, format, requestId));
+      return { key: `search:${KEY_VERSION}:${format}:${sort}:${digest}`, query, sort, format };
+    },
+    search(search, call) {
+      return loader.get(
+        search.key,
+        options.windows,
+        () => build(search, call.requestId),
+        call.known,
+      );
     },
   };
 }

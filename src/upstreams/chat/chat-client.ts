@@ -1,8 +1,8 @@
-import type { Dispatcher } from 'undici';
 import type { z } from 'zod';
-import { AppError } from '../../errors/app-error.js';
-import type { Breaker } from '../http/circuit-breaker.js';
-import { parseJsonBody, sendUpstream } from '../http/send-upstream.js';
+import type { AppError } from '../../errors/app-error.js';
+import { parseWith } from '../../errors/parse-with.js';
+import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
+import type { Upstream } from '../http/upstream.js';
 import { toChatError, type ChatOperation } from './chat-errors.js';
 import {
   ApiKeyResponse,
@@ -24,14 +24,13 @@ export interface ChatCredentials {
 }
 
 export interface ChatClientOptions {
-  pool: Dispatcher;
-  breaker: Breaker;
-  /** Path prefix of CHAT_BASE_URL ('' when it has none). */
-  basePath: string;
+  upstream: Upstream;
   /** Reads: retried once within it. */
   deadlineMs: number;
   /** Writes and logins: never retried. */
   writeDeadlineMs: number;
+  /** Upper bound of a passed-on Retry-After. */
+  retryAfterMaxSeconds: number;
 }
 
 export interface ChatCall {
@@ -93,27 +92,16 @@ function query(params: Record<string, boolean | undefined>): string {
  * one segment each, so no input can change the upstream path. Writes are never retried.
  */
 export function createChatClient(options: ChatClientOptions): ChatClient {
-  const api = `${options.basePath}/api/v1`;
+  const api = '/api/v1';
 
+  /** One call as `caller`; a non-success answer becomes the contract's error (chat-errors.ts). */
   function call<S extends z.ZodType>(
-    operation: ChatOperation,
-    caller: { credentials: ChatCredentials | undefined; requestId: string },
-    request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
-    schema: S,
-  ): Promise<z.output<S>> {
-    return options.breaker.run(() => callOnce(operation, caller, request, schema));
-  }
-
-  async function callOnce<S extends z.ZodType>(
     operation: ChatOperation,
     { credentials, requestId }: { credentials: ChatCredentials | undefined; requestId: string },
     request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
     schema: S,
   ): Promise<z.output<S>> {
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'x-request-id': requestId,
-    };
+    const headers: Record<string, string> = { accept: 'application/json' };
     if (credentials) {
       const basic = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64');
       headers['authorization'] = `Basic ${basic}`;
@@ -122,32 +110,29 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     // Only GETs are idempotent here; the status update, the emoji deletion and the login
     // POST are sent once (a retried deletion could report 404 for its own success).
     const read = request.method === 'GET';
-    const response = await sendUpstream(options.pool, {
-      source: 'chat',
+    return options.upstream.call({
       method: request.method,
       path: `${api}${request.path}`,
       headers,
       ...(request.form ? { body: request.form.toString() } : {}),
+      requestId,
       deadlineMs: read ? options.deadlineMs : options.writeDeadlineMs,
       retry: read,
+      accept(response) {
+        if (response.status !== 200) {
+          const error = toChatError(response, operation, options.retryAfterMaxSeconds);
+          if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
+          throw error;
+        }
+        return parseWith(schema, parseJsonBody(response.body, 'chat'), (error) => {
+          throw schemaBreach(
+            'chat',
+            'The chat server sent a response that breaks its schema.',
+            error,
+          );
+        });
+      },
     });
-    if (response.status !== 200) {
-      const error = toChatError(response, operation);
-      if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
-      throw error;
-    }
-    const parsed = schema.safeParse(parseJsonBody(response, 'chat'));
-    if (!parsed.success) {
-      throw new AppError(
-        'UPSTREAM_BAD_RESPONSE',
-        'The chat server sent a response that breaks its schema.',
-        {
-          source: 'chat',
-          cause: parsed.error,
-        },
-      );
-    }
-    return parsed.data;
   }
 
   return {

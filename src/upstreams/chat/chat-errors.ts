@@ -1,5 +1,6 @@
 import { AppError, type ErrorCode } from '../../errors/app-error.js';
-import { retryAfterSeconds, type UpstreamResponse } from '../http/send-upstream.js';
+import { retryAfterSeconds } from '../../resilience/retry-after.js';
+import type { UpstreamResponse } from '../http/upstream.js';
 import { ChatEnvelope } from './chat-schemas.js';
 
 /** Which call failed: some messages mean different things on different endpoints. */
@@ -24,17 +25,22 @@ function classify(message: string, operation: ChatOperation): ErrorCode {
 }
 
 /** Turns any non-success answer of the chat server into the contract's error. */
-export function toChatError(response: UpstreamResponse, operation: ChatOperation): AppError {
+export function toChatError(
+  response: UpstreamResponse,
+  operation: ChatOperation,
+  retryAfterMaxSeconds: number,
+): AppError {
   const { status } = response;
   let body: unknown;
   try {
-    body = JSON.parse(response.body);
+    body = JSON.parse(response.body.toString('utf8'));
   } catch {
     body = undefined;
   }
   const envelope = ChatEnvelope.safeParse(body);
 
   if (status === 429) {
+    // Zulip sends fractional seconds, in the header and as `retry-after` in the body.
     const bodyRetry = (body as Record<string, unknown> | undefined)?.['retry-after'];
     const header = response.headers['retry-after'];
     return new AppError(
@@ -42,10 +48,10 @@ export function toChatError(response: UpstreamResponse, operation: ChatOperation
       'The chat server is rate limiting requests; try again later.',
       {
         source: 'chat',
-        retryAfterSeconds:
-          header === undefined && typeof bodyRetry === 'number'
-            ? Math.ceil(bodyRetry)
-            : retryAfterSeconds(header),
+        retryAfterSeconds: retryAfterSeconds(
+          header === undefined && typeof bodyRetry === 'number' ? bodyRetry : header,
+          { maxSeconds: retryAfterMaxSeconds },
+        ),
       },
     );
   }

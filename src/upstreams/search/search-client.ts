@@ -1,23 +1,18 @@
-import type { Dispatcher } from 'undici';
 import { AppError } from '../../errors/app-error.js';
-import {
-  parseJsonBody,
-  retryAfterSeconds,
-  sendUpstream,
-  type UpstreamResponse,
-} from '../http/send-upstream.js';
-import type { Breaker } from '../http/circuit-breaker.js';
+import { parseWith } from '../../errors/parse-with.js';
+import { retryAfterSeconds } from '../../resilience/retry-after.js';
+import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
+import type { Upstream, UpstreamResponse } from '../http/upstream.js';
 import { ResultList } from './search-schemas.js';
 
 export type SearchFormat = 'json' | 'ld+json';
 
 export interface SearchClientOptions {
-  pool: Dispatcher;
-  breaker: Breaker;
-  /** Path prefix of SEARCH_BASE_URL ('' when it has none). */
-  basePath: string;
+  upstream: Upstream;
   clientToken: string;
   deadlineMs: number;
+  /** Upper bound of a passed-on Retry-After. */
+  retryAfterMaxSeconds: number;
 }
 
 export interface SearchCall {
@@ -31,43 +26,43 @@ export interface SearchClient {
   search(call: SearchCall): Promise<ResultList>;
 }
 
+const ACCEPT: Record<SearchFormat, string> = {
+  json: 'application/json',
+  'ld+json': 'application/ld+json',
+};
+
 /** Talks to `{SEARCH_BASE_URL}/v1/search` with the client token (search document 4.1, 5). */
 export function createSearchClient(options: SearchClientOptions): SearchClient {
-  async function searchOnce(call: SearchCall): Promise<ResultList> {
-    const response = await sendUpstream(options.pool, {
-      source: 'search',
-      method: 'GET',
-      path: `${options.basePath}/v1/search?${call.query}`,
-      headers: {
-        accept: call.format === 'ld+json' ? 'application/ld+json' : 'application/json',
-        'service-client-token': options.clientToken,
-        'x-request-id': call.requestId,
-      },
-      deadlineMs: options.deadlineMs,
-      retry: true,
-    });
-    if (response.status !== 200) throw toSearchError(response);
-    const parsed = ResultList.safeParse(parseJsonBody(response, 'search'));
-    if (!parsed.success) {
-      throw new AppError(
-        'UPSTREAM_BAD_RESPONSE',
+  const { upstream } = options;
+  const accept = (response: UpstreamResponse): ResultList => {
+    if (response.status !== 200) throw toSearchError(response, options.retryAfterMaxSeconds);
+    return parseWith(ResultList, parseJsonBody(response.body, 'search'), (error) => {
+      throw schemaBreach(
+        'search',
         'The search service sent a result list that breaks its schema.',
-        {
-          source: 'search',
-          cause: parsed.error,
-        },
+        error,
       );
-    }
-    return parsed.data;
-  }
-
+    });
+  };
   return {
-    search: (call) => options.breaker.run(() => searchOnce(call)),
+    search: (call) =>
+      upstream.call({
+        method: 'GET',
+        path: `/v1/search?${call.query}`,
+        headers: {
+          accept: ACCEPT[call.format],
+          'service-client-token': options.clientToken,
+        },
+        requestId: call.requestId,
+        deadlineMs: options.deadlineMs,
+        retry: true,
+        accept,
+      }),
   };
 }
 
 /** The document gives only status classes (section 7); every non-200 is the gateway's problem. */
-function toSearchError(response: UpstreamResponse): AppError {
+function toSearchError(response: UpstreamResponse, retryAfterMaxSeconds: number): AppError {
   const { status } = response;
   if (status === 429) {
     return new AppError(
@@ -75,7 +70,9 @@ function toSearchError(response: UpstreamResponse): AppError {
       'The search service is rate limiting requests; try again later.',
       {
         source: 'search',
-        retryAfterSeconds: retryAfterSeconds(response.headers['retry-after']),
+        retryAfterSeconds: retryAfterSeconds(response.headers['retry-after'], {
+          maxSeconds: retryAfterMaxSeconds,
+        }),
       },
     );
   }
@@ -83,9 +80,7 @@ function toSearchError(response: UpstreamResponse): AppError {
     return new AppError(
       'UPSTREAM_AUTH_FAILED',
       "The search service rejected the gateway's credentials.",
-      {
-        source: 'search',
-      },
+      { source: 'search' },
     );
   }
   if (status >= 500) {
@@ -96,8 +91,6 @@ function toSearchError(response: UpstreamResponse): AppError {
   return new AppError(
     'UPSTREAM_BAD_RESPONSE',
     `The search service answered with unexpected HTTP ${status}.`,
-    {
-      source: 'search',
-    },
+    { source: 'search' },
   );
 }

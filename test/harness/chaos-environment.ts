@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { Agent } from 'undici';
-import { createChatSimulator, type ChatSimulator } from '../src/simulators/chat/chat-simulator.js';
+import { createChatSimulator, type ChatSimulator } from '../../simulators/chat/chat-simulator.js';
 import {
   createSearchSimulator,
   type SearchSimulator,
-} from '../src/simulators/search/search-simulator.js';
-import type { Fault } from '../src/simulators/sim-faults.js';
+} from '../../simulators/search/search-simulator.js';
+import type { Fault } from '../../simulators/sim-faults.js';
 import { judgeSearch, type AllowedErrors } from './chaos-contract.js';
 import { send, type Answer, type Judge } from './chaos-load.js';
 import type { UpstreamEndpoints } from './chaos-gateway-process.js';
@@ -201,7 +201,7 @@ export async function searchKeys(redisUrl: string, prefix: string): Promise<stri
     const found: string[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}search:v1:*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}search:v2:*`, 'COUNT', 500);
       cursor = next;
       found.push(...keys);
     } while (cursor !== '0');

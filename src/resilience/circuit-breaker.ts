@@ -1,8 +1,6 @@
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';
-import type { BreakerThresholds } from '../../../config/load-config.js';
-import { AppError, type ErrorSource } from '../../errors/app-error.js';
-import { SERVICE_NAME } from './send-upstream.js';
+import type { BreakerThresholds } from '../../config/load-config.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -80,32 +78,4 @@ export function createBreaker(options: BreakerOptions): Breaker {
     retryAfterSeconds,
     shutdown: () => breaker.shutdown(),
   };
-}
-
-/** Failures that say something about an upstream's health (not about the caller's input). */
-const UPSTREAM_FAILURES = new Set([
-  'UPSTREAM_UNAVAILABLE',
-  'UPSTREAM_TIMEOUT',
-  'UPSTREAM_ERROR',
-  'UPSTREAM_BAD_RESPONSE',
-]);
-
-/** The breaker of one upstream service: open means 503 with Retry-After, or a stale answer. */
-export function createUpstreamBreaker(options: {
-  source: Exclude<ErrorSource, 'gateway'>;
-  thresholds: BreakerThresholds;
-  logger: Logger;
-}): Breaker {
-  const service = SERVICE_NAME[options.source];
-  return createBreaker({
-    name: options.source,
-    thresholds: options.thresholds,
-    logger: options.logger,
-    isFailure: (error) => error instanceof AppError && UPSTREAM_FAILURES.has(error.code),
-    openError: (retryAfterSeconds) =>
-      new AppError('SERVICE_UNAVAILABLE', `${service} is failing; calls are paused briefly.`, {
-        source: options.source,
-        retryAfterSeconds,
-      }),
-  });
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Fault } from '../src/simulators/sim-faults.js';
+import type { Fault } from '../../simulators/sim-faults.js';
 import { BREAKER_OPEN, TIMEOUT_ERRORS } from './chaos-contract.js';
 import {
   recover,

@@ -1,8 +1,7 @@
 import { loadConfig } from '../config/load-config.js';
-import { createLogger } from './logging/create-logger.js';
-import { runGateway } from './run-gateway.js';
-import { createChatSimulator } from './simulators/chat/chat-simulator.js';
-import { createSearchSimulator } from './simulators/search/search-simulator.js';
+import { createGateway } from '../src/gateway.js';
+import { createLogger } from '../src/logging/create-logger.js';
+import { startSimulators } from './start-simulators.js';
 
 /**
  * `npm run demo`: the gateway doing its main job on a fresh machine, with built-in simulated
@@ -11,10 +10,9 @@ import { createSearchSimulator } from './simulators/search/search-simulator.js';
  */
 async function demo(): Promise<void> {
   const clientToken = 'demo-search-token';
-  const search = createSearchSimulator({ clientToken });
-  const chat = createChatSimulator();
-  const [searchOrigin, chatOrigin] = await Promise.all([search.listen(), chat.listen()]);
-  const admin = chat.credentials('administrator');
+  const sims = await startSimulators({ clientToken });
+  const { searchOrigin, chatOrigin } = sims;
+  const admin = sims.chat.credentials('administrator');
 
   // Service mode: the demo acts as the simulated organization's administrator, so the chat
   // routes answer without a login step.
@@ -30,7 +28,8 @@ async function demo(): Promise<void> {
     ...process.env,
   });
   const logger = createLogger({ level: config.logLevel });
-  const gateway = await runGateway(config, logger);
+  const gateway = createGateway(config, { logger });
+  await gateway.start();
 
   const base = gateway.url;
   process.stdout.write(
@@ -54,7 +53,7 @@ async function demo(): Promise<void> {
 
   const stop = () => {
     void gateway.stop().then(async (clean) => {
-      await Promise.all([search.close(), chat.close()]);
+      await sims.close();
       process.exit(clean ? 0 : 1);
     });
   };

@@ -1,0 +1,33 @@
+import { startSimulators } from './start-simulators.js';
+
+/**
+ * The simulated upstreams on their own, for the container stack's `simulators` service:
+ * `SIM_HOST` (default 127.0.0.1), `SIM_SEARCH_PORT` (4001), `SIM_CHAT_PORT` (4002),
+ * `SIM_SEARCH_CLIENT_TOKEN` (the token the search service expects) and
+ * `SIM_SEARCH_PUBLIC_ORIGIN` (where its result links point, e.g. the address a browser uses).
+ */
+const env = process.env;
+const port = (value: string | undefined, fallback: number) =>
+  value === undefined || value === '' ? fallback : Number(value);
+
+const sims = await startSimulators({
+  clientToken: env['SIM_SEARCH_CLIENT_TOKEN'] || 'demo-search-token',
+  host: env['SIM_HOST'] || '127.0.0.1',
+  searchPort: port(env['SIM_SEARCH_PORT'], 4001),
+  chatPort: port(env['SIM_CHAT_PORT'], 4002),
+  ...(env['SIM_SEARCH_PUBLIC_ORIGIN']
+    ? { searchPublicOrigin: env['SIM_SEARCH_PUBLIC_ORIGIN'] }
+    : {}),
+});
+const admin = sims.chat.credentials('administrator');
+process.stdout.write(
+  `${JSON.stringify({
+    msg: 'simulators listening',
+    search: sims.searchOrigin,
+    chat: sims.chatOrigin,
+    chatServiceAccount: admin.email,
+  })}\n`,
+);
+const stop = () => void sims.close().then(() => process.exit(0));
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

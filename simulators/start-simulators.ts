@@ -1,0 +1,39 @@
+import { createChatSimulator, type ChatSimulator } from './chat/chat-simulator.js';
+import { createSearchSimulator, type SearchSimulator } from './search/search-simulator.js';
+
+export interface RunningSimulators {
+  search: SearchSimulator;
+  chat: ChatSimulator;
+  searchOrigin: string;
+  chatOrigin: string;
+  close(): Promise<void>;
+}
+
+/** Both simulated upstreams, listening: for the demo and the simulators' own entry point. */
+export async function startSimulators(options: {
+  clientToken: string;
+  host?: string;
+  searchPort?: number;
+  chatPort?: number;
+  /** Origin the search service's links and `next` point at (its listening origin by default). */
+  searchPublicOrigin?: string;
+}): Promise<RunningSimulators> {
+  const search = createSearchSimulator({
+    clientToken: options.clientToken,
+    ...(options.searchPublicOrigin ? { publicOrigin: options.searchPublicOrigin } : {}),
+  });
+  const chat = createChatSimulator();
+  const [searchOrigin, chatOrigin] = await Promise.all([
+    search.listen(options.searchPort ?? 0, options.host),
+    chat.listen(options.chatPort ?? 0, options.host),
+  ]);
+  return {
+    search,
+    chat,
+    searchOrigin,
+    chatOrigin,
+    close: async () => {
+      await Promise.all([search.close(), chat.close()]);
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { randomBytes } from 'node:crypto';
+import type { RequestListener } from 'node:http';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import { createApp } from './app.js';
+import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
+import type { CacheStore } from './cache/cache-store.js';
+import { createMemoryCacheStore } from './cache/memory-cache-store.js';
+import { createRedisCacheStore } from './cache/redis-cache-store.js';
+import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
+import {
+  createServiceCredentials,
+  createSessionCredentials,
+} from './features/chat/chat-credentials.js';
+import { CHAT_ROUTE, createChatFeature } from './features/chat/chat-feature.js';
+import { createSearchFeature, SEARCH_ROUTE } from './features/search/search-feature.js';
+import { createReadiness, type Readiness } from './health/readiness.js';
+import { compileTrust } from './http/client-address.js';
+import { createCsrfGuard } from './http/csrf-guard.js';
+import { chain, createEdge } from './http/edge.js';
+import { createHitPath } from './http/hit-path.js';
+import { createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
+import { createSessionCookie } from './http/session-cookie.js';
+import { createRedisClient } from './redis/redis-client.js';
+import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
+import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
+import { createMemorySessionStore } from './sessions/memory-session-store.js';
+import { createRedisSessionStore } from './sessions/redis-session-store.js';
+import { createSessionSealer } from './sessions/session-crypto.js';
+import { createSessionManager } from './sessions/session-manager.js';
+import type { SessionStore } from './sessions/session-store.js';
+import { createMemoryCounters } from './state/memory-counters.js';
+import { createMemorySharedState } from './state/memory-shared-state.js';
+import { createRedisSharedState } from './state/redis-shared-state.js';
+import type { SharedState } from './state/shared-state.js';
+import { createChatClient } from './upstreams/chat/chat-client.js';
+import { createUpstream, type Upstream } from './upstreams/http/upstream.js';
+
+/** Everything the gateway is made of, built from configuration, not yet connected. */
+export interface GatewayParts {
+  /** Edge, hit path, then the app: what the listener serves. */
+  handler: RequestListener;
+  readiness: Readiness;
+  loader: CachedLoader;
+  cache: CacheStore;
+  redis: Redis | undefined;
+  upstreams: readonly Upstream[];
+  /** Breakers other than the upstreams' own (Redis per use), to stop with the rest. */
+  breakers: readonly Breaker[];
+}
+
+/** Counters kept in process at most (each a client address or a live session). */
+const MAX_MEMORY_COUNTERS = 100_000;
+/** Bodies an upstream may send at most (GATEWAY-CONTRACT section 6, Limits). */
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Connections kept to each upstream at most. */
+const UPSTREAM_CONNECTIONS = 64;
+
+/**
+ * Wires the gateway from configuration: stores, shared state, upstreams, features, the app and
+ * the stages in front of it. Opens nothing; the lifecycle (gateway.ts) decides when sockets
+ * open and in which order everything closes.
+ */
+export function createGatewayParts(config: Config, logger: Logger): GatewayParts {
+  const redis =
+    config.redis.url === undefined
+      ? undefined
+      : createRedisClient({ ...config.redis, url: config.redis.url, logger });
+  // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
+  // take sessions or rate limits down with it. Three failures and that use skips Redis for a
+  // second rather than paying its command timeout on every request.
+  const redisBreaker = (use: string) =>
+    createBreaker({
+      name: `redis-${use}`,
+      thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
+      logger,
+      isFailure: () => true,
+      openError: () => new Error(`redis (${use}) circuit open`),
+    });
+  const breakers: Breaker[] = [];
+  const breaker = (use: string) => {
+    const made = redisBreaker(use);
+    breakers.push(made);
+    return made;
+  };
+
+  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS });
+  let cache: CacheStore;
+  let sessionStore: SessionStore;
+  let state: SharedState;
+  if (redis) {
+    cache = createRedisCacheStore({ redis, breaker: breaker('cache'), logger });
+    sessionStore = createRedisSessionStore({ redis, breaker: breaker('sessions'), logger });
+    state = createRedisSharedState({
+      redis,
+      breaker: breaker('limits'),
+      fallback: counters,
+      logger,
+    });
+  } else {
+    cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
+    const memorySessions = createMemorySessionStore();
+    sessionStore = memorySessions;
+    state = createMemorySharedState({ counters, cache, exists: (key) => memorySessions.has(key) });
+  }
+  const loader = createCachedLoader({
+    store: cache,
+    logger,
+    ttlJitterRatio: config.cacheTtlJitterRatio,
+  });
+
+  const upstream = (source: 'search' | 'chat', section: Config['search'] | Config['chat']) =>
+    createUpstream({
+      source,
+      baseUrl: section.baseUrl,
+      connectTimeoutMs: section.connectTimeoutMs,
+      maxDeadlineMs: Math.max(
+        section.timeoutMs,
+        'redirectTimeoutMs' in section ? section.redirectTimeoutMs : section.writeTimeoutMs,
+      ),
+      breaker: config.breaker,
+      logger,
+      maxResponseBytes: MAX_RESPONSE_BYTES,
+      connections: UPSTREAM_CONNECTIONS,
+    });
+  const searchUpstream = upstream('search', config.search);
+  const chatUpstream = upstream('chat', config.chat);
+
+  const cookie = createSessionCookie({
+    secure: config.session.cookieSecure,
+    sameSite: config.session.sameSite,
+    maxAgeSeconds: config.session.absoluteTimeoutSeconds,
+  });
+  const sessionMode = config.chat.authMode === 'session';
+  const sessions = createSessionManager({
+    store: sessionStore,
+    // Service mode never opens a session: no key to configure, nothing to warn about.
+    sealer: createSessionSealer(
+      sessionMode
+        ? secretOrEphemeral(config.session.secret, 'SESSION_SECRET', logger)
+        : randomBytes(32),
+    ),
+    idleTimeoutSeconds: config.session.idleTimeoutSeconds,
+    absoluteTimeoutSeconds: config.session.absoluteTimeoutSeconds,
+  });
+  const trust = compileTrust(config.trustProxy);
+  const limits = createRateLimits({
+    limits: config.rateLimit,
+    trust,
+    sessions,
+    sessionOf: (req) => cookie.read(req),
+  });
+
+  const chatClient = createChatClient({
+    upstream: chatUpstream,
+    deadlineMs: config.chat.timeoutMs,
+    writeDeadlineMs: config.chat.writeTimeoutMs,
+    retryAfterMaxSeconds: config.retryAfterMaxSeconds,
+  });
+  const search = createSearchFeature({ config, logger, upstream: searchUpstream, loader });
+  const chat = createChatFeature({
+    config,
+    client: chatClient,
+    loader,
+    credentials:
+      sessionMode || config.chat.email === undefined || config.chat.apiKey === undefined
+        ? createSessionCredentials({ sessions, cookie })
+        : createServiceCredentials({ email: config.chat.email, apiKey: config.chat.apiKey }),
+  });
+  const routers = {
+    [SEARCH_ROUTE]: search.router,
+    [CHAT_ROUTE]: chat.router,
+    // In service mode there is no login: every chat call uses the service account.
+    ...(sessionMode
+      ? {
+          [AUTH_ROUTE]: createAuthFeature({
+            chat: chatClient,
+            sessions,
+            cookie,
+            loginLimit: createRateLimitGuard(limits.login, state, { reuseAdmission: false }),
+          }),
+        }
+      : {}),
+  };
+
+  const readiness = createReadiness([
+    { name: 'cache', check: () => ({ backend: cache.backend, ...cache.health() }) },
+    { name: 'search', check: circuitCheck(searchUpstream.breaker) },
+    { name: 'chat', check: circuitCheck(chatUpstream.breaker) },
+  ]);
+  const app: RequestListener = createApp({
+    readiness,
+    trust,
+    bodyLimitBytes: config.bodyLimitBytes,
+    guards: [
+      createCsrfGuard({ allowedOrigins: config.corsOrigins }),
+      createRateLimitGuard(limits.general, state, { reuseAdmission: true }),
+    ],
+    routers,
+  });
+  const edge = createEdge({
+    logger,
+    corsOrigins: config.corsOrigins,
+    isDraining: () => readiness.draining,
+  });
+  const hits = createHitPath({
+    routes: [search.cachedRoute, ...chat.cachedRoutes],
+    state,
+    policies: limits.general,
+  });
+
+  return {
+    handler: chain([edge, hits], app),
+    readiness,
+    loader,
+    cache,
+    redis,
+    upstreams: [searchUpstream, chatUpstream],
+    breakers,
+  };
+}
+
+/** An open circuit degrades the gateway (stale answers, fast 503s); it never makes it unready. */
+function circuitCheck(breaker: Breaker) {
+  return () =>
+    breaker.state === 'closed'
+      ? { status: 'ok' as const, circuit: breaker.state }
+      : {
+          status: 'degraded' as const,
+          circuit: breaker.state,
+          detail: `retry in ${breaker.retryAfterSeconds()} s`,
+        };
+}

@@ -1,0 +1,76 @@
+import type { IncomingMessage } from 'node:http';
+import type { SharedState } from '../state/shared-state.js';
+import type { Stage } from './edge.js';
+import { countersOf, judge, type RateLimitPolicy } from './rate-limits.js';
+import { sendRepresentation } from './send-representation.js';
+
+/** A cached resource the hit path may answer, described by the feature that owns it. */
+export interface CachedRoute {
+  /** The exact request path; any other spelling is left to the app's router. */
+  readonly path: string;
+  /** Added to `Vary` on the answer (besides CORS's `Origin`). */
+  readonly vary?: string;
+  /**
+   * The cache key of a request, validated and normalised exactly as the route itself does;
+   * undefined whenever the route would answer anything but its cached representation (bad
+   * input, an Accept it cannot meet, a caller it must authenticate).
+   */
+  keyOf(req: IncomingMessage, query: string): string | undefined;
+}
+
+/**
+ * Answers fresh cache hits before the app's router (issue: "a cache hit priced like a bare
+ * Express route"). The request has passed the edge (request id, log line, security headers,
+ * CORS); its rate limits are counted and its entry read in one shared-state call, one Redis
+ * round trip. A fresh entry is sent from here; anything else (a miss, a stale entry, a refused
+ * request, any other route) goes on to the app, which reuses this admission rather than
+ * counting or reading again.
+ */
+export function createHitPath(options: {
+  routes: readonly CachedRoute[];
+  state: SharedState;
+  /** The general rate limits: the same ones the app's guard enforces. */
+  policies: readonly RateLimitPolicy[];
+  now?: () => number;
+}): Stage {
+  const now = options.now ?? Date.now;
+  const routes = new Map(options.routes.map((route) => [route.path, route]));
+  return (req, res, next) => {
+    // A GET with a body is for the app to refuse; HEAD is the app's too.
+    if (req.method !== 'GET' || hasBody(req)) return next();
+    const url = req.url ?? '/';
+    const question = url.indexOf('?');
+    const route = routes.get(question < 0 ? url : url.slice(0, question));
+    const key = route?.keyOf(req, question < 0 ? '' : url.slice(question + 1));
+    if (route === undefined || key === undefined) return next();
+
+    const applicable = countersOf(options.policies, req);
+    options.state
+      .countAndRead(
+        applicable.map((a) => a.counter),
+        key,
+      )
+      .then(({ counts, entry }) => {
+        const verdict = judge(applicable, counts);
+        req.admission = { verdict, read: { key, entry } };
+        if (
+          verdict.retryAfterSeconds !== undefined ||
+          entry === undefined ||
+          now() >= entry.freshUntil
+        ) {
+          next();
+          return;
+        }
+        for (const [name, value] of verdict.headers) res.setHeader(name, value);
+        sendRepresentation(res, entry, {
+          cacheStatus: 'HIT',
+          ...(route.vary ? { vary: route.vary } : {}),
+        });
+      }, next);
+  };
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}

@@ -1,0 +1,35 @@
+import type { CacheEntry } from '../cache/cache-entry.js';
+
+/** One fixed-window counter to bump. */
+export interface CounterRequest {
+  key: string;
+  windowMs: number;
+  /**
+   * Counted only while this key exists (a live session's record): a forged or expired
+   * session cookie creates no counter, so no state at all (contract section 6, Limits).
+   */
+  guard?: string;
+}
+
+/** A counter after the bump: `count` requests so far in a window that ends in `resetMs`. */
+export interface Count {
+  count: number;
+  resetMs: number;
+}
+
+export interface CountAndRead {
+  /** Same order as the requests; undefined where a guard was missing (nothing counted). */
+  counts: (Count | undefined)[];
+  /** The cache entry asked for; undefined when absent, corrupt or unreadable (a miss). */
+  entry: CacheEntry | undefined;
+}
+
+/**
+ * The state requests share: rate-limit counters and cache entries. A cached read's whole
+ * admission, counting its rate limits and reading its entry, is one call, which the Redis
+ * implementation makes one round trip. Never throws: a backend fault counts in process
+ * (each instance still enforces the limit) and reads as a miss.
+ */
+export interface SharedState {
+  countAndRead(counters: readonly CounterRequest[], read?: string): Promise<CountAndRead>;
+}
