@@ -2,10 +2,35 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The machines are shared and have 2 cores; deadline tests use generous margins.
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/static/**/*.test.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: [
+            'test/integration/**/*.test.ts',
+            'test/adversarial/**/*.test.ts',
+            'test/simulators/**/*.test.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'fault',
+          include: ['test/fault-injection/**/*.test.ts'],
+          // They run the production build as a child process: never a stale one.
+          globalSetup: ['test/harness/current-build.ts'],
+        },
+      },
+    ],
   },
 });

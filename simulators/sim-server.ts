@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { applyFault, FaultPlan } from './sim-faults.js';
@@ -22,6 +23,11 @@ export interface SimServer {
   readonly server: Server;
   readonly requests: RecordedRequest[];
   readonly faults: FaultPlan;
+  /**
+   * Resolves with the first request, already recorded or still to come, that `match` accepts:
+   * tests wait on the simulator seeing a call instead of sleeping for it.
+   */
+  received(match?: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
   /** Listens on 127.0.0.1 (port 0 by default) and resolves to the base origin. */
   listen(port?: number, host?: string): Promise<string>;
   /** The origin it listens on; throws before listen(). */
@@ -35,6 +41,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function createSimServer(handler: SimHandler): SimServer {
   const requests: RecordedRequest[] = [];
   const faults = new FaultPlan();
+  const arrivals = new EventEmitter();
   const sockets = new Set<Socket>();
   let origin: string | undefined;
 
@@ -66,6 +73,7 @@ export function createSimServer(handler: SimHandler): SimServer {
       body: Buffer.concat(chunks).toString('utf8'),
     };
     requests.push(recorded);
+    arrivals.emit('request', recorded);
     try {
       const fault = faults.take(recorded.pathname);
       if (fault && (await applyFault(fault, req, res))) return;
@@ -80,6 +88,18 @@ export function createSimServer(handler: SimHandler): SimServer {
     server,
     requests,
     faults,
+    received(match = () => true) {
+      const seen = requests.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve) => {
+        const arrived = (recorded: RecordedRequest) => {
+          if (!match(recorded)) return;
+          arrivals.off('request', arrived);
+          resolve(recorded);
+        };
+        arrivals.on('request', arrived);
+      });
+    },
     get origin() {
       if (origin === undefined) throw new Error('simulator is not listening');
       return origin;

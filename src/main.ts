@@ -18,6 +18,8 @@ async function main(): Promise<void> {
   const gateway = createGateway(config, { logger });
   await gateway.start();
   logger.info({ url: gateway.url }, 'gateway listening');
+  // A parent with an IPC channel (a supervisor, the fault tests) learns it is up as an event.
+  process.send?.({ event: 'listening', url: gateway.url });
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {

@@ -68,6 +68,7 @@ export function createChatSimulator(options: ChatSimulatorOptions = {}): ChatSim
     server: sim.server,
     requests: sim.requests,
     faults: sim.faults,
+    received: (match) => sim.received(match),
     listen: (port, host) => sim.listen(port, host),
     get origin() {
       return sim.origin;

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
@@ -85,7 +84,8 @@ describe('the circuit while its probe is in flight', () => {
       const gateway = await startGatewayProcess({
         upstreams: chaos.endpoints,
         redisUrl: chaos.redis.url,
-        env: { SEARCH_TIMEOUT_MS: '3000' },
+        // Info level: the breaker's half-open transition is an info line to wait on.
+        env: { SEARCH_TIMEOUT_MS: '3000', LOG_LEVEL: 'info' },
       });
       const agent = new Agent({ connections: 4 });
       try {
@@ -101,14 +101,12 @@ describe('the circuit while its probe is in flight', () => {
         // The upstream is healthy again but slow, so the probe stays in flight for a while.
         chaos.search.faults.clear();
         chaos.search.faults.add({ fault: { kind: 'delay', ms: 1500 } });
-        const until = Date.now() + 5000;
-        while ((await readinessSample(gateway.url, 0, agent)).searchCircuit !== 'half-open') {
-          if (Date.now() > until) throw new Error('the circuit never went half-open');
-          await sleep(50);
-        }
-        const calls = chaos.searchCalls();
+        await gateway.waitForLog(/circuit search half-open/, 5000);
+        expect((await readinessSample(gateway.url, 0, agent)).searchCircuit).toBe('half-open');
+        const probePath = coldPath(n);
         const probe = get(n++);
-        while (chaos.searchCalls() === calls) await sleep(10);
+        // The probe is at the search service (and held there by the delay) before the next call.
+        await chaos.search.received((r) => probePath.endsWith(r.url.slice('/v1/search'.length)));
         const other = await get(n++);
 
         expect(other.status).toBe(503);

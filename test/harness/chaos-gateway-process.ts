@@ -2,7 +2,14 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { exitOf, freePort, repoRoot, tail, waitUntil, type ExitStatus } from './chaos-processes.js';
+import {
+  exitOf,
+  freePort,
+  repoRoot,
+  tail,
+  waitForChild,
+  type ExitStatus,
+} from './chaos-processes.js';
 
 /*
  * The production build of the gateway (`node dist/src/main.js`), started with an environment as
@@ -35,6 +42,8 @@ export interface GatewayProcess {
   signal(signal: NodeJS.Signals): void;
   /** The tail of what it logged (LOG_LEVEL=warn by default). */
   output(): string;
+  /** Resolves when it logs a line `line` matches (now or within `ms`). */
+  waitForLog(line: RegExp, ms: number): Promise<void>;
   /** Stops it if it still runs: SIGTERM, then SIGKILL after `graceMs`. */
   dispose(graceMs?: number): Promise<void>;
 }
@@ -91,24 +100,20 @@ async function launch(entry: string, options: GatewayProcessOptions): Promise<Ga
     SHUTDOWN_TIMEOUT_MS: '5000',
     ...options.env,
   };
-  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // The IPC channel carries the gateway's 'listening' notice (main.ts): start-up is an event.
+  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = tail(child);
   let exitStatus: ExitStatus | undefined;
   const exit = exitOf(child).then((status) => (exitStatus = status));
   const url = `http://127.0.0.1:${port}`;
 
-  const healthy = async () => {
-    try {
-      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
-      await res.body?.cancel();
-      return res.status === 200;
-    } catch {
-      return false;
-    }
-  };
   try {
-    await waitUntil('the gateway', healthy, 15_000, () =>
-      exitStatus ? `code ${exitStatus.code}: ${output()}` : undefined,
+    await waitForChild(
+      child,
+      'the gateway',
+      { message: (m) => (m as { event?: unknown } | null)?.event === 'listening' },
+      15_000,
+      output,
     );
   } catch (error) {
     if (!exitStatus) child.kill('SIGKILL');
@@ -125,6 +130,10 @@ async function launch(entry: string, options: GatewayProcessOptions): Promise<Ga
     },
     signal: (signal) => child.kill(signal),
     output,
+    waitForLog: (line, ms) =>
+      line.test(output())
+        ? Promise.resolve()
+        : waitForChild(child, 'the gateway', { line }, ms, output),
     async dispose(graceMs = 3000) {
       if (exitStatus) return;
       child.kill('SIGTERM');

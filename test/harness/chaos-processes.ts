@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 /*
@@ -64,33 +63,46 @@ export function exitOf(child: ChildProcess): Promise<ExitStatus> {
   });
 }
 
-export async function waitUntil(
+/**
+ * Resolves when the child says something `match` accepts (a line on stdout or stderr, or an
+ * IPC message); rejects when it exits first or `ms` pass. Waiting on what a process says,
+ * never on a guess of how long it takes.
+ */
+export function waitForChild(
+  child: ChildProcess,
   what: string,
-  ready: () => Promise<boolean>,
+  match: { line?: RegExp; message?: (message: unknown) => boolean },
   ms: number,
-  died: () => string | undefined,
-) {
-  const giveUp = Date.now() + ms;
-  for (;;) {
-    const reason = died();
-    if (reason !== undefined) throw new Error(`${what} exited before it was ready: ${reason}`);
-    if (await ready()) return;
-    if (Date.now() > giveUp) throw new Error(`${what} was not ready within ${ms} ms`);
-    await sleep(50);
-  }
-}
-
-/** PING over a plain socket: no client library, no reconnect logic to hide a dead server. */
-function redisAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
-    socket.setTimeout(500, () => socket.destroy());
-    socket.once('data', (chunk: Buffer) => {
-      socket.destroy();
-      resolve(chunk.toString('utf8').startsWith('+PONG'));
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('close', () => resolve(false));
+  output: () => string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const onData = (chunk: Buffer) => {
+      buffered = (buffered + chunk.toString('utf8')).slice(-4096);
+      if (match.line?.test(buffered)) done();
+    };
+    const onMessage = (message: unknown) => {
+      if (match.message?.(message)) done();
+    };
+    const onExit = (code: number | null, signal: string | null) =>
+      done(new Error(`${what} exited (${code ?? signal}) before it was ready: ${output()}`));
+    const timer = setTimeout(
+      () => done(new Error(`${what} was not ready within ${ms} ms: ${output()}`)),
+      ms,
+    );
+    function done(error?: Error) {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.stderr?.off('data', onData);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      if (error) reject(error);
+      else resolve();
+    }
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('message', onMessage);
+    child.once('exit', onExit);
   });
 }
 
@@ -125,12 +137,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     void exit.then(() => {
       if (child === proc) exited = true;
     });
-    await waitUntil(
-      'redis-server',
-      () => redisAnswers(port),
-      5000,
-      () => (exited ? output() : undefined),
-    );
+    await waitForChild(proc, 'redis-server', { line: /Ready to accept connections/ }, 5000, output);
   }
 
   async function kill(): Promise<void> {

@@ -12,7 +12,7 @@ import { isObject, normalizeDefinition, type Json } from './zulip-openapi-normal
 
 /**
  * Validates requests and responses against Zulip's published OpenAPI extract
- * (shared/upstream/zulip-openapi.yaml), loaded with openapi-backend. Paths are relative to the
+ * (test/fixtures/zulip-openapi.yaml, a copy of shared/upstream/zulip-openapi.yaml), loaded with openapi-backend. Paths are relative to the
  * file's server prefix /api/v1 (a leading /api/v1 and a query string are accepted and removed).
  *
  * The YAML is never edited; a deep copy is adapted in memory where the file, read literally,
@@ -39,13 +39,11 @@ export interface ZulipRequest {
 }
 
 export interface ZulipOpenApiOptions {
-  /** Defaults to shared/upstream/zulip-openapi.yaml beside the repository. */
+  /** Defaults to the copy in test/fixtures. */
   specPath?: string;
 }
 
-const DEFAULT_SPEC = fileURLToPath(
-  new URL('../../../shared/upstream/zulip-openapi.yaml', import.meta.url),
-);
+const DEFAULT_SPEC = fileURLToPath(new URL('../fixtures/zulip-openapi.yaml', import.meta.url));
 
 /** "Common error to many endpoints": consulted for statuses an operation does not list. */
 const COMMON_ERRORS_OPERATION = 'rest-error-handling';

@@ -270,7 +270,8 @@ describe('a refused key in a shared load', () => {
     });
     const first = request(gw.app).get('/api/chat/channel-folders').set('Cookie', member.cookie);
     const firstDone = first.then((r) => r);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The member's load is under way at the chat server when the admin asks.
+    await upstreams.chat.received((r) => r.pathname === '/api/v1/channel_folders');
     const second = await request(gw.app)
       .get('/api/chat/channel-folders')
       .set('Cookie', admin.cookie);

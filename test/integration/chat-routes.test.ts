@@ -171,7 +171,7 @@ describe('GET /api/chat/channel-folders', () => {
       CHANNEL_FOLDERS_CACHE_STALE_SECONDS: '0',
     });
     const fresh = await request(gw.app).get('/api/chat/channel-folders').expect(200);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await gw.loader.settled(); // the entry is written after the answer
     chat.faults.add({ fault: { kind: 'status', status: 502 } });
     const res = await request(gw.app).get('/api/chat/channel-folders');
     expect(res.status).toBe(200);

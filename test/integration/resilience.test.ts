@@ -1,6 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BROWSER_HEADERS } from '../helpers/test-gateway.js';
@@ -85,7 +84,7 @@ describe('circuit breaker', () => {
 
     // Once the open period is over, a probe goes through; the upstream has recovered.
     upstreams.search.faults.clear();
-    await sleep(1100);
+    await gw.logs.waitFor((line) => line['msg'] === 'circuit search half-open: probing');
     await request(gw.app).get('/api/search?q=e').expect(200);
     expect((await request(gw.app).get('/readyz')).body).toMatchObject({
       checks: { search: { circuit: 'closed' } },

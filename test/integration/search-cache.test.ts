@@ -1,6 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -54,7 +53,7 @@ describe.each(['redis', 'memory'] as const)('search cache (%s)', (backend) => {
       backend,
     );
     await request(gw.app).get('/api/search?q=laptop').expect(200);
-    await sleep(5);
+    await gw.loader.settled(); // the entry is written after the answer
     const stale = await Promise.all(
       Array.from({ length: 5 }, () => request(gw.app).get('/api/search?q=laptop')),
     );
@@ -73,7 +72,7 @@ describe.each(['redis', 'memory'] as const)('search cache (%s)', (backend) => {
       backend,
     );
     const fresh = await request(gw.app).get('/api/search?q=laptop').expect(200);
-    await sleep(5);
+    await gw.loader.settled(); // the entry is written after the answer
     sim.faults.add({ fault: { kind: 'status', status: 503 } });
     const res = await request(gw.app).get('/api/search?q=laptop');
     expect(res.status).toBe(200);
