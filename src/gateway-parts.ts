@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { createApp } from './app.js';
+import { createBodyLayer } from './cache/body-layer.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { createMemoryCacheStore } from './cache/memory-cache-store.js';
@@ -90,12 +91,15 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   let sessionStore: SessionStore;
   let state: SharedState;
   if (redis) {
-    cache = createRedisCacheStore({ redis, breaker: breaker('cache'), logger });
+    // With Redis, the only in-process cache layer is the bodies held in front of it.
+    const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
+    cache = createRedisCacheStore({ redis, breaker: breaker('cache'), bodies, logger });
     sessionStore = createRedisSessionStore({ redis, breaker: breaker('sessions'), logger });
     state = createRedisSharedState({
       redis,
       breaker: breaker('limits'),
       fallback: counters,
+      bodies,
       logger,
     });
   } else {

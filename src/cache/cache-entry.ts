@@ -62,8 +62,12 @@ export function encodeEntry(entry: CacheEntry): Buffer {
   return Buffer.concat([header, body]);
 }
 
-/** Undefined for anything that is not an intact entry of this version. */
-export function decodeEntry(raw: Buffer): CacheEntry | undefined {
+/**
+ * Undefined for anything that is not an intact entry of this version. `knownBody` stands in
+ * for the body when `raw` holds only the header line because the reader already has the body
+ * its digest names (body-layer.ts).
+ */
+export function decodeEntry(raw: Buffer, knownBody?: Buffer): CacheEntry | undefined {
   const newline = raw.indexOf(NEWLINE);
   if (newline < 0) return undefined;
   let headerJson: unknown;
@@ -74,7 +78,7 @@ export function decodeEntry(raw: Buffer): CacheEntry | undefined {
   }
   const header = parseWith(EntryHeader, headerJson, () => undefined);
   if (header === undefined) return undefined;
-  const body = raw.subarray(newline + 1);
+  const body = knownBody ?? raw.subarray(newline + 1);
   if (body.length !== header.length) return undefined;
   const { v, length, ...rest } = header;
   return { ...rest, body };

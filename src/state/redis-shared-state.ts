@@ -1,17 +1,20 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { BodyLayer } from '../cache/body-layer.js';
 import { decodeEntry, type CacheEntry } from '../cache/cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { MemoryCounters } from './memory-counters.js';
 import type { Count, CounterRequest, CountAndRead, SharedState } from './shared-state.js';
 
 /**
- * Bumps fixed-window counters and reads one key, atomically and in one round trip.
- * KEYS: a (counter, guard) pair per counter, then the key to read if any.
- * ARGV: the number of counters n, then each counter's window in ms, then '1' for each
- * counter that counts only while its guard key exists.
+ * Bumps fixed-window counters and reads one cache entry, atomically and in one round trip.
+ * KEYS: a (counter, guard) pair per counter, then the entry's key if one is read.
+ * ARGV: the number of counters n, each counter's window in ms, '1' for each counter that
+ * counts only while its guard key exists, then the digest of the body the caller already holds
+ * ('' for none).
  * Reply: count and remaining ms per counter (-1 and 0 when its guard was missing), then the
- * value read (nil when absent).
+ * entry, and 1 when only its header line was sent because its body still has the caller's
+ * digest (else 0). The header is read with GETRANGE first, so a confirmed body is never copied.
  */
 const COUNT_AND_READ = `
 local n = tonumber(ARGV[1])
@@ -31,7 +34,21 @@ for i = 1, n do
     out[2 * i] = ttl
   end
 end
-if #KEYS > 2 * n then out[2 * n + 1] = redis.call('GET', KEYS[2 * n + 1]) end
+if #KEYS > 2 * n then
+  local key = KEYS[2 * n + 1]
+  local known = ARGV[2 + 2 * n]
+  if known ~= '' then
+    local head = redis.call('GETRANGE', key, 0, 1023)
+    local newline = string.find(head, string.char(10), 1, true)
+    if newline and string.find(head, '"digest":"' .. known .. '"', 1, true) then
+      out[2 * n + 1] = string.sub(head, 1, newline)
+      out[2 * n + 2] = 1
+      return out
+    end
+  end
+  out[2 * n + 1] = redis.call('GET', key)
+  out[2 * n + 2] = 0
+end
 return out
 `;
 
@@ -52,11 +69,13 @@ export interface RedisSharedStateOptions {
   breaker: Breaker;
   /** Each instance's own floor while Redis is away. */
   fallback: MemoryCounters;
+  /** Bodies this instance holds, so a hit need not carry its body over the wire again. */
+  bodies: BodyLayer;
   logger: Logger;
 }
 
 export function createRedisSharedState(options: RedisSharedStateOptions): SharedState {
-  const { redis, breaker, fallback, logger } = options;
+  const { redis, breaker, fallback, bodies, logger } = options;
   redis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
 
   function inProcess(counters: readonly CounterRequest[]): CountAndRead {
@@ -78,6 +97,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
         windows.push(c.windowMs);
         guarded.push(c.guard === undefined ? '0' : '1');
       }
+      const known = read === undefined ? undefined : bodies.get(read);
       if (read !== undefined) keys.push(read);
       let reply: Reply;
       try {
@@ -88,6 +108,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
             counters.length,
             ...windows,
             ...guarded,
+            known?.digest ?? '',
           ),
         );
       } catch (error) {
@@ -107,9 +128,14 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
       const raw = read === undefined ? null : (reply[2 * counters.length] ?? null);
       let entry: CacheEntry | undefined;
       if (raw instanceof Buffer) {
-        entry = decodeEntry(raw);
-        if (entry === undefined)
+        const bodyOmitted = reply[2 * counters.length + 1] === 1 && known !== undefined;
+        entry = decodeEntry(raw, bodyOmitted ? known.body : undefined);
+        if (entry !== undefined && bodyOmitted && entry.digest !== known.digest) entry = undefined;
+        if (entry === undefined) {
           logger.warn({ key: read }, 'corrupt cache entry ignored; treating as a miss');
+        } else if (!bodyOmitted && read !== undefined) {
+          bodies.set(read, entry);
+        }
       }
       return { counts, entry };
     },

@@ -1,0 +1,116 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBodyLayer } from '../../src/cache/body-layer.js';
+import { encodeEntry, toRepresentation, type CacheEntry } from '../../src/cache/cache-entry.js';
+import { createBreaker } from '../../src/resilience/circuit-breaker.js';
+import { createMemoryCounters } from '../../src/state/memory-counters.js';
+import { createRedisSharedState } from '../../src/state/redis-shared-state.js';
+import { createLogCapture } from '../helpers/log-capture.js';
+import {
+  TEST_REDIS_URL,
+  createInspector,
+  deletePrefix,
+  uniquePrefix,
+} from '../helpers/test-redis.js';
+
+const prefix = uniquePrefix();
+let redis: Redis;
+let inspector: Redis;
+
+beforeAll(() => {
+  redis = new Redis(TEST_REDIS_URL, { keyPrefix: prefix, protocol: 2 });
+  inspector = new Redis(TEST_REDIS_URL, { keyPrefix: prefix });
+});
+afterAll(async () => {
+  const cleaner = createInspector();
+  await deletePrefix(cleaner, prefix);
+  cleaner.disconnect();
+  redis.disconnect();
+  inspector.disconnect();
+});
+
+function setup() {
+  const logs = createLogCapture();
+  const bodies = createBodyLayer({ maxBytes: 1 << 20 });
+  const state = createRedisSharedState({
+    redis,
+    breaker: createBreaker({
+      name: 'redis-test',
+      thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
+      logger: logs.logger,
+      isFailure: () => true,
+      openError: () => new Error('open'),
+    }),
+    fallback: createMemoryCounters({ maxCounters: 100 }),
+    bodies,
+    logger: logs.logger,
+  });
+  return { state, bodies, logs };
+}
+
+const entryOf = (value: unknown): CacheEntry => ({
+  ...toRepresentation(value, 'application/json; charset=utf-8'),
+  storedAt: 1,
+  freshUntil: Date.now() + 60_000,
+  staleUntil: Date.now() + 120_000,
+  errorUntil: Date.now() + 180_000,
+});
+
+describe('count and read in one round trip', () => {
+  it('when counters are bumped, then each reports its count and window, and a guarded one only while its guard exists', async () => {
+    const { state } = setup();
+    await inspector.set('guard:live', '1');
+    const counters = [
+      { key: 'c:plain', windowMs: 60_000 },
+      { key: 'c:live', windowMs: 60_000, guard: 'guard:live' },
+      { key: 'c:forged', windowMs: 60_000, guard: 'guard:missing' },
+    ];
+    await state.countAndRead(counters);
+    const { counts } = await state.countAndRead(counters);
+    expect(counts[0]?.count).toBe(2);
+    expect(counts[0]?.resetMs).toBeGreaterThan(58_000);
+    expect(counts[1]?.count).toBe(2);
+    expect(counts[2]).toBeUndefined();
+    expect(await inspector.exists('c:forged')).toBe(0);
+  });
+
+  it('when the instance holds the current body, then Redis leaves it out and the held bytes are served', async () => {
+    const { state, bodies } = setup();
+    const entry = entryOf({ list: 'first' });
+    await inspector.set('entry:a', encodeEntry(entry));
+    const first = await state.countAndRead([], 'entry:a');
+    expect(first.entry?.body.equals(entry.body)).toBe(true);
+    const held = bodies.get('entry:a');
+    expect(held?.digest).toBe(entry.digest);
+    const second = await state.countAndRead([], 'entry:a');
+    // The very Buffer held in process: the body did not travel again.
+    expect(second.entry?.body).toBe(held?.body);
+    expect(second.entry?.freshUntil).toBe(entry.freshUntil);
+  });
+
+  it('when another instance rewrote the entry, then the new body is served, never the one held (no staleness)', async () => {
+    const { state } = setup();
+    await inspector.set('entry:b', encodeEntry(entryOf({ list: 'old' })));
+    await state.countAndRead([], 'entry:b');
+    const rewritten = entryOf({ list: 'new' });
+    await inspector.set('entry:b', encodeEntry(rewritten));
+    const { entry } = await state.countAndRead([], 'entry:b');
+    expect(entry?.body.toString()).toBe('{"list":"new"}');
+    expect(entry?.digest).toBe(rewritten.digest);
+  });
+
+  it('when the entry is gone, then it is a miss even though a body is held', async () => {
+    const { state } = setup();
+    await inspector.set('entry:c', encodeEntry(entryOf({ list: 'c' })));
+    await state.countAndRead([], 'entry:c');
+    await inspector.del('entry:c');
+    expect((await state.countAndRead([], 'entry:c')).entry).toBeUndefined();
+  });
+
+  it('when the stored value is corrupt, then it is a miss with a warning', async () => {
+    const { state, logs } = setup();
+    await inspector.set('entry:d', 'not an entry');
+    expect((await state.countAndRead([], 'entry:d')).entry).toBeUndefined();
+    expect(logs.text()).toContain('corrupt cache entry');
+  });
+});
