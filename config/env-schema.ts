@@ -25,6 +25,10 @@ const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
   .transform((value) => value);
 
+/**
+ * Comma-separated bare origins. `*` or anything that does not parse is a start-up error with
+ * the variable's name, never an exception (contract section 1).
+ */
 const origins = z
   .string()
   .transform((value) =>
@@ -35,9 +39,14 @@ const origins = z
   )
   .pipe(
     z.array(
-      z
-        .url({ protocol: /^https?$/, error: 'must list http(s) origins' })
-        .refine((origin) => new URL(origin).origin === origin, 'must list bare origins'),
+      z.string().refine((origin) => {
+        const url = URL.parse(origin);
+        return (
+          url !== null &&
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          url.origin === origin
+        );
+      }, 'must list bare http(s) origins such as https://app.example.com (no *, path or slash)'),
     ),
   );
 
@@ -126,7 +135,18 @@ export const EnvSchema = z
     LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400).default(900),
     LOGIN_RATE_LIMIT_PER_CLIENT: integer(1, 10_000).default(10),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
-    SHUTDOWN_TIMEOUT_MS: integer(100, 120_000).default(10_000),
+    /** Client connections held at once; unset: derived from the process's descriptor limit. */
+    MAX_CONNECTIONS: integer(1, 1_000_000).optional(),
+    HEADERS_TIMEOUT_MS: integer(1000, 120_000).default(10_000),
+    REQUEST_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
+    KEEP_ALIVE_TIMEOUT_MS: integer(1000, 600_000).default(65_000),
+    CLIENT_IDLE_TIMEOUT_MS: integer(1000, 600_000).default(30_000),
+    RESPONSE_BUFFER_MAX_BYTES: integer(64 * 1024, 256 * 1024 * 1024).default(1024 * 1024),
+    UPSTREAM_MAX_RESPONSE_BYTES: integer(1024, 256 * 1024 * 1024).default(8 * 1024 * 1024),
+    UPSTREAM_MAX_JSON_DEPTH: integer(8, 1000).default(64),
+    /** In-process sessions (no Redis) at most; at the cap a new login is refused with 503. */
+    SESSION_MEMORY_MAX: integer(1, 10_000_000).default(10_000),
+    SHUTDOWN_TIMEOUT_MS: integer(100, 120_000).default(15_000),
     /** After SIGTERM, /readyz says 503 this long before the listener stops accepting. */
     SHUTDOWN_DRAIN_DELAY_MS: integer(0, 60_000).default(3000),
   })
@@ -139,6 +159,11 @@ export const EnvSchema = z
   .refine((env) => env.CHAT_AUTH_MODE !== 'service' || env.CHAT_API_KEY !== undefined, {
     path: ['CHAT_API_KEY'],
     message: 'is required when CHAT_AUTH_MODE=service',
+    when: () => true,
+  })
+  .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
+    path: ['HEADERS_TIMEOUT_MS'],
+    message: 'must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
     when: () => true,
   })
   .refine((env) => env.SESSION_COOKIE_SAMESITE !== 'none' || env.SESSION_COOKIE_SECURE !== false, {
@@ -208,6 +233,7 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     sameSite: e.SESSION_COOKIE_SAMESITE,
     idleTimeoutSeconds: e.SESSION_IDLE_TIMEOUT_SECONDS,
     absoluteTimeoutSeconds: e.SESSION_ABSOLUTE_TIMEOUT_SECONDS,
+    memoryMax: e.SESSION_MEMORY_MAX,
   },
   /** Express's `trust proxy` value. */
   trustProxy: e.TRUST_PROXY,
@@ -220,7 +246,26 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
   },
   corsOrigins: e.CORS_ORIGINS,
   bodyLimitBytes: e.BODY_LIMIT_BYTES,
+  client: {
+    maxConnections: e.MAX_CONNECTIONS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    idleTimeoutMs: e.CLIENT_IDLE_TIMEOUT_MS,
+    responseBufferMaxBytes: e.RESPONSE_BUFFER_MAX_BYTES,
+  },
+  upstreamLimits: {
+    maxResponseBytes: e.UPSTREAM_MAX_RESPONSE_BYTES,
+    maxJsonDepth: e.UPSTREAM_MAX_JSON_DEPTH,
+  },
   shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  /** The longest any upstream call may take: what a stop has to wait for at most. */
+  longestUpstreamDeadlineMs: Math.max(
+    e.CHAT_TIMEOUT_MS,
+    e.CHAT_WRITE_TIMEOUT_MS,
+    e.SEARCH_TIMEOUT_MS,
+    e.SEARCH_REDIRECT_TIMEOUT_MS,
+  ),
   shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
 }));
 

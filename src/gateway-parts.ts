@@ -21,10 +21,11 @@ import { compileTrust } from './http/client-address.js';
 import { createCsrfGuard } from './http/csrf-guard.js';
 import { chain, createEdge } from './http/edge.js';
 import { createHitPath } from './http/hit-path.js';
-import { createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
+import { createFailureLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
 import { createSessionCookie } from './http/session-cookie.js';
 import { createRedisClient } from './redis/redis-client.js';
 import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
+import { createSecretScrubber } from './security/scrub-secrets.js';
 import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
@@ -53,8 +54,6 @@ export interface GatewayParts {
 
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
-/** Bodies an upstream may send at most (GATEWAY-CONTRACT section 6, Limits). */
-const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Connections kept to each upstream at most. */
 const UPSTREAM_CONNECTIONS = 64;
 
@@ -104,7 +103,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     });
   } else {
     cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
-    const memorySessions = createMemorySessionStore();
+    const memorySessions = createMemorySessionStore({ maxSessions: config.session.memoryMax });
     sessionStore = memorySessions;
     state = createMemorySharedState({ counters, cache, exists: (key) => memorySessions.has(key) });
   }
@@ -125,7 +124,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
       ),
       breaker: config.breaker,
       logger,
-      maxResponseBytes: MAX_RESPONSE_BYTES,
+      maxResponseBytes: config.upstreamLimits.maxResponseBytes,
       connections: UPSTREAM_CONNECTIONS,
     });
   const searchUpstream = upstream('search', config.search);
@@ -161,6 +160,13 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     deadlineMs: config.chat.timeoutMs,
     writeDeadlineMs: config.chat.writeTimeoutMs,
     retryAfterMaxSeconds: config.retryAfterMaxSeconds,
+    maxJsonDepth: config.upstreamLimits.maxJsonDepth,
+    scrub: createSecretScrubber([
+      config.chat.apiKey,
+      config.search.clientToken,
+      config.search.cursorSecret,
+      config.session.secret,
+    ]),
   });
   const search = createSearchFeature({ config, logger, upstream: searchUpstream, loader });
   const chat = createChatFeature({
@@ -182,7 +188,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
             chat: chatClient,
             sessions,
             cookie,
-            loginLimit: createRateLimitGuard(limits.login, state, { reuseAdmission: false }),
+            loginLimit: createFailureLimit(limits.login, state),
           }),
         }
       : {}),
@@ -199,7 +205,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     bodyLimitBytes: config.bodyLimitBytes,
     guards: [
       createCsrfGuard({ allowedOrigins: config.corsOrigins }),
-      createRateLimitGuard(limits.general, state, { reuseAdmission: true }),
+      createRateLimitGuard(limits.general, state),
     ],
     routers,
   });

@@ -1,12 +1,13 @@
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener, Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
+import { ConfigError, type Config } from '../config/load-config.js';
 import type { CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { createGatewayParts } from './gateway-parts.js';
 import type { Readiness } from './health/readiness.js';
+import { connectionCap, openFilesLimit } from './http/connection-cap.js';
+import { createHttpServer } from './http/http-server.js';
 
 /**
  * The gateway as one object: built from configuration, it owns connect → listen → close in
@@ -39,20 +40,16 @@ const REDIS_CONNECT_WAIT_MS = 1000;
 export function createGateway(config: Config, dependencies: { logger: Logger }): Gateway {
   const { logger } = dependencies;
   const parts = createGatewayParts(config, logger);
-  const server = createServer(parts.handler);
-  // Keep-alive sockets must outlive a load balancer's idle timeout (commonly 60 s).
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Responses under way, so a stop can tell them to close their connection when done: a
-  // keep-alive socket that is busy when the listener closes would otherwise stay open, idle,
-  // until its keep-alive timeout.
-  const inFlight = new Set<ServerResponse>();
-  server.on('request', (_req, res: ServerResponse) => {
-    inFlight.add(res);
-    res.once('close', () => inFlight.delete(res));
-    res.once('finish', () => {
-      if (parts.readiness.draining) setImmediate(() => server.closeIdleConnections());
-    });
+  let maxConnections: number;
+  try {
+    maxConnections = connectionCap(config.client.maxConnections, openFilesLimit());
+  } catch (error) {
+    throw new ConfigError([(error as Error).message]);
+  }
+  const http = createHttpServer({
+    handler: parts.handler,
+    limits: { ...config.client, maxConnections },
+    logger,
   });
   let url: string | undefined;
 
@@ -85,42 +82,38 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
     readiness: parts.readiness,
     loader: parts.loader,
     cache: parts.cache,
-    server,
+    server: http.server,
     get url() {
       if (url === undefined) throw new Error('the gateway is not listening');
       return url;
     },
     async start() {
+      if (
+        config.shutdownDrainDelayMs + config.longestUpstreamDeadlineMs >=
+        config.shutdownTimeoutMs
+      ) {
+        logger.warn(
+          'SHUTDOWN_TIMEOUT_MS is not above SHUTDOWN_DRAIN_DELAY_MS plus the longest upstream deadline: a stop may cut requests under way',
+        );
+      }
       await connect();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.port, config.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      const address = server.address() as AddressInfo;
-      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      url = `http://${host}:${address.port}`;
+      url = await http.listen(config.port, config.host);
+      logger.info({ maxConnections }, 'client connections capped');
     },
     async stop() {
       parts.readiness.startDraining();
+      http.beginStop();
       const hardDeadline = new Promise<false>((resolve) =>
         setTimeout(resolve, config.shutdownTimeoutMs, false).unref(),
       );
       const drained = (async () => {
         await sleep(config.shutdownDrainDelayMs);
-        const closed = server.listening
-          ? new Promise<void>((resolve) => server.close(() => resolve()))
-          : Promise.resolve();
-        for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
-        server.closeIdleConnections();
-        await closed;
+        await http.close();
         await parts.loader.settled();
         return true as const;
       })();
       const clean = await Promise.race([drained, hardDeadline]);
-      if (!clean) server.closeAllConnections();
+      if (!clean) http.destroyAll();
       await close(!clean);
       return clean;
     },

@@ -5,8 +5,12 @@ import { createLogger } from './logging/create-logger.js';
 /** Composition root: the only module that reads process.env. */
 async function main(): Promise<void> {
   let config;
+  let logger;
+  let gateway;
   try {
     config = loadConfig(process.env);
+    logger = createLogger({ level: config.logLevel });
+    gateway = createGateway(config, { logger });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -14,8 +18,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.logLevel });
-  const gateway = createGateway(config, { logger });
   await gateway.start();
   logger.info({ url: gateway.url }, 'gateway listening');
   // A parent with an IPC channel (a supervisor, the fault tests) learns it is up as an event.

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { CacheWindows } from '../../config/load-config.js';
 import { isUpstreamFailure } from '../errors/upstream-failure.js';
+import { createLogThrottle } from '../logging/log-throttle.js';
 import type { CacheStatus } from '../http/send-representation.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
@@ -15,6 +16,13 @@ export interface KnownRead {
   readonly entry: CacheEntry | undefined;
 }
 
+/** What the caller knows: the entry, if it read it already, and its request's logger. */
+export interface LoaderCall {
+  readonly known?: KnownRead;
+  /** Warnings name the request they happened in. */
+  readonly log?: Logger;
+}
+
 export interface CachedLoader {
   /**
    * Read-through (contract section 4): fresh entries are served without an upstream call;
@@ -26,7 +34,7 @@ export interface CachedLoader {
     key: string,
     windows: CacheWindows,
     load: () => Promise<Representation>,
-    known?: KnownRead,
+    call?: LoaderCall,
   ): Promise<Cached>;
   /** Resolves when every load and cache write under way has settled (shutdown, tests). */
   settled(): Promise<void>;
@@ -46,6 +54,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const jitter = options.ttlJitterRatio ?? 0;
+  const throttle = createLogThrottle(logger);
   // One load per key on this instance. A key leaves the map only after the store holds the
   // result, and one Redis connection answers in order, so a request whose read missed finds
   // either the running load or the stored entry, never neither.
@@ -77,13 +86,17 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   ) {
     if (inflight.has(key)) return;
     loadOnce(key, windows, load).catch((error: unknown) => {
-      logger.warn({ err: error, key }, 'background refresh failed; stale entry kept');
+      throttle.warn(
+        `refresh:${key}`,
+        { err: error, key },
+        'background refresh failed; stale entry kept',
+      );
     });
   }
 
   return {
-    async get(key, windows, load, known) {
-      const entry = known === undefined ? await store.get(key) : known.entry;
+    async get(key, windows, load, call = {}) {
+      const entry = call.known === undefined ? await store.get(key) : call.known.entry;
       const t = now();
       if (entry && t < entry.freshUntil) return { representation: entry, cacheStatus: 'HIT' };
       if (entry && t < entry.staleUntil) {
@@ -94,7 +107,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
         return { representation: await loadOnce(key, windows, load), cacheStatus: 'MISS' };
       } catch (error) {
         if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
-          logger.warn({ err: error, key }, 'upstream failed; serving a stale entry');
+          (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
           return { representation: entry, cacheStatus: 'STALE' };
         }
         throw error;

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createLogThrottle } from '../logging/log-throttle.js';
 import type { BodyLayer } from './body-layer.js';
 import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
@@ -23,6 +24,7 @@ export interface RedisCacheStoreOptions {
 export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
   const { redis, breaker, bodies, logger } = options;
   const now = options.now ?? Date.now;
+  const throttle = createLogThrottle(logger);
   return {
     backend: 'redis',
     async get(key) {
@@ -32,7 +34,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       } catch (error) {
         // While the breaker is open every read would log; it logs its own state changes.
         if (breaker.state !== 'open')
-          logger.warn({ err: error, key }, 'cache read failed; treating as a miss');
+          throttle.warn('cache-read', { err: error, key }, 'cache read failed; treating as a miss');
         return undefined;
       }
       if (raw === null) return undefined;
@@ -49,7 +51,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
         bodies.set(key, entry);
       } catch (error) {
         if (breaker.state !== 'open')
-          logger.warn({ err: error, key }, 'cache write failed; entry dropped');
+          throttle.warn('cache-write', { err: error, key }, 'cache write failed; entry dropped');
       }
     },
     health() {

@@ -24,8 +24,10 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   NOT_FOUND: [404, 'Not Found'],
   METHOD_NOT_ALLOWED: [405, 'Method Not Allowed'],
   NOT_ACCEPTABLE: [406, 'Not Acceptable'],
+  REQUEST_TIMEOUT: [408, 'Request Timeout'],
   PAYLOAD_TOO_LARGE: [413, 'Content Too Large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
   RATE_LIMITED: [429, 'Too Many Requests'],
   INTERNAL: [500, 'Internal Server Error'],
   UPSTREAM_UNAVAILABLE: [502, 'Bad Gateway'],
@@ -62,5 +64,32 @@ export function toProblem(error: AppError, requestId: string): Problem {
     source: error.source,
     requestId,
     ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+/** A problem as it goes on the wire: status, headers and the serialised body. */
+export interface ProblemResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * The one rendering of an error as an HTTP answer (contract section 3), used by the error
+ * handler and by the answers Node's parser errors get before any route runs.
+ */
+export function toProblemResponse(error: AppError, requestId: string): ProblemResponse {
+  const headers: Record<string, string> = {
+    ...error.headers,
+    'Content-Type': 'application/problem+json; charset=utf-8',
+    'Cache-Control': 'no-store',
+  };
+  if (error.retryAfterSeconds !== undefined) {
+    headers['Retry-After'] = String(error.retryAfterSeconds);
+  }
+  return {
+    status: statusOf(error.code),
+    headers,
+    body: JSON.stringify(toProblem(error, requestId)),
   };
 }

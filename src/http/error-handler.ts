@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AppError, isAppError } from '../errors/app-error.js';
-import { statusOf, toAppError, toProblem } from '../errors/to-problem.js';
+import { toAppError, toProblemResponse } from '../errors/to-problem.js';
 
 /** body-parser's errors carry a `type`; these are the client's mistakes, not ours. */
 function fromBodyParser(error: unknown): AppError | undefined {
@@ -49,18 +49,17 @@ function fromClientError(error: object): AppError | undefined {
  */
 export function sendProblem(req: Request, res: Response, error: unknown): void {
   const appError = isAppError(error) ? error : (fromBodyParser(error) ?? toAppError(error));
-  const status = statusOf(appError.code);
-  // pino-http logs `res.err` on the request's line: the real error, cause and all.
-  res.err = status >= 500 && appError.cause instanceof Error ? appError.cause : appError;
-  for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-  if (appError.retryAfterSeconds !== undefined) {
-    res.setHeader('Retry-After', String(appError.retryAfterSeconds));
+  const problem = toProblemResponse(appError, req.id);
+  // The request's one log line carries the code and source; 5xx add the real error, cause and
+  // all (pino-http logs `res.err`); a client's 4xx is no fault of ours and gets no stack.
+  res.problem = { code: appError.code, source: appError.source };
+  if (problem.status >= 500) {
+    res.err = appError.cause instanceof Error ? appError.cause : appError;
   }
-  res.setHeader('Cache-Control', 'no-store');
-  res
-    .status(status)
-    .type('application/problem+json')
-    .send(JSON.stringify(toProblem(appError, req.id)));
+  // Body not read to its end (a guard refused it early): the connection cannot be reused, and
+  // is closed once the answer is out instead of waiting for the rest of a body nobody wants.
+  if (!req.complete) res.setHeader('Connection', 'close');
+  res.status(problem.status).set(problem.headers).send(problem.body);
 }
 
 export function createErrorHandler(): ErrorRequestHandler {
@@ -97,6 +96,9 @@ export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
 
 declare module 'http' {
   interface ServerResponse {
+    /** The real error of a 5xx, for the request's log line (pino-http). */
     err?: Error;
+    /** What the answer's problem said, for the request's log line. */
+    problem?: { code: string; source: string };
   }
 }

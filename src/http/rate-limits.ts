@@ -153,16 +153,64 @@ export function enforce(verdict: RateLimitVerdict, res: ServerResponse): void {
 export function createRateLimitGuard(
   policies: readonly RateLimitPolicy[],
   state: SharedState,
-  options: { reuseAdmission: boolean },
 ): RequestHandler {
   return async (req, res, next) => {
-    let verdict = options.reuseAdmission ? req.admission?.verdict : undefined;
+    let verdict = req.admission?.verdict;
     if (verdict === undefined) {
       const applicable = countersOf(policies, req);
-      const { counts } = await state.countAndRead(applicable.map((a) => a.counter));
+      const { counts } = await state.countAndRead(
+        applicable.map((a) => a.counter),
+        undefined,
+        req.log,
+      );
       verdict = judge(applicable, counts);
     }
     enforce(verdict, res);
     next();
+  };
+}
+
+/** A limit that counts failures only (the login limit: contract section 6, Limits). */
+export interface FailureLimit {
+  /** Refuses the request while the failures counted under `policies` exhaust a limit. */
+  guard: RequestHandler;
+  /** Counts one failure of this request's client. */
+  failed(req: IncomingMessage): Promise<void>;
+}
+
+/**
+ * Successful attempts cost nothing, so a user who logs in often is never locked out; failed
+ * ones are counted, and once they reach the limit every attempt is refused until the window
+ * ends.
+ */
+export function createFailureLimit(
+  policies: readonly RateLimitPolicy[],
+  state: SharedState,
+): FailureLimit {
+  return {
+    async guard(req, res, next) {
+      const applicable = countersOf(policies, req);
+      const { counts } = await state.countAndRead(
+        applicable.map((a) => ({ ...a.counter, peek: true })),
+        undefined,
+        req.log,
+      );
+      // A peek shows the failures so far; this attempt is refused once they reach the limit.
+      enforce(
+        judge(
+          applicable,
+          counts.map((c) => c && { ...c, count: c.count + 1 }),
+        ),
+        res,
+      );
+      next();
+    },
+    async failed(req) {
+      await state.countAndRead(
+        countersOf(policies, req).map((a) => a.counter),
+        undefined,
+        req.log,
+      );
+    },
   };
 }

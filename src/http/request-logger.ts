@@ -26,11 +26,16 @@ export function createRequestLogger(
         cache: res.headers?.['x-cache'],
       }),
     },
-    customLogLevel: (_req, res, err) => {
-      if (err || res.statusCode >= 500) return 'error';
-      if (res.statusCode >= 400) return 'warn';
-      return 'info';
-    },
+    // A client's own 4xx is routine, not a warning: info, and never a stack (contract
+    // section 6, Limits). Only the gateway's and the upstreams' 5xx are errors.
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    // Every answer that is a problem names its code and source on the line.
+    customSuccessObject: (_req, res, line) => withProblem(res, line),
+    customErrorObject: (_req, res, _err, line) => withProblem(res, line),
   });
   return (req, res) => log(req, res);
+}
+
+function withProblem(res: ServerResponse, line: object): object {
+  return res.problem ? { ...line, code: res.problem.code, source: res.problem.source } : line;
 }

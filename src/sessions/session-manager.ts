@@ -100,7 +100,9 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
       let current = stored;
       if (t + idleMs - stored.idleExpiresAt >= touchEveryMs) {
         current = { ...stored, idleExpiresAt: Math.min(t + idleMs, stored.absoluteExpiresAt) };
-        await store.set(idHash, current);
+        // Off the request's path, and not fatal: a store that cannot write right now (a Redis
+        // out of memory) leaves the session at its previous idle expiry, still logged in.
+        store.set(idHash, current).catch(() => undefined);
       }
       return toSession(current, apiKey);
     },

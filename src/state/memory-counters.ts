@@ -19,10 +19,11 @@ export function createMemoryCounters(options: { maxCounters: number; now?: () =>
       const t = now();
       let window = windows.get(request.key);
       if (window === undefined || window.endsAt <= t) {
+        if (request.peek) return { count: 0, resetMs: request.windowMs };
         window = { count: 0, endsAt: t + request.windowMs };
         windows.set(request.key, window);
       }
-      window.count += 1;
+      if (!request.peek) window.count += 1;
       return { count: window.count, resetMs: window.endsAt - t };
     },
   };

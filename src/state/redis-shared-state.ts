@@ -3,42 +3,56 @@ import type { Logger } from 'pino';
 import type { BodyLayer } from '../cache/body-layer.js';
 import { decodeEntry, type CacheEntry } from '../cache/cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
+import { createLogThrottle } from '../logging/log-throttle.js';
 import type { MemoryCounters } from './memory-counters.js';
 import type { Count, CounterRequest, CountAndRead, SharedState } from './shared-state.js';
 
 /**
  * Bumps fixed-window counters and reads one cache entry, atomically and in one round trip.
  * KEYS: a (counter, guard) pair per counter, then the entry's key if one is read.
- * ARGV: the number of counters n, each counter's window in ms, '1' for each counter that
- * counts only while its guard key exists, then the digest of the body the caller already holds
- * ('' for none).
- * Reply: count and remaining ms per counter (-1 and 0 when its guard was missing), then the
- * entry, and 1 when only its header line was sent because its body still has the caller's
- * digest (else 0). The header is read with GETRANGE first, so a confirmed body is never copied.
+ * ARGV: the number of counters n, each counter's window in ms, each counter's mode ('c' count,
+ * 'g' count only while its guard key exists, 'p' read without counting), then the digest of
+ * the body the caller already holds ('' for none).
+ * Reply: count and remaining ms per counter (-1 when its guard was missing, -2 when Redis
+ * refused the write, e.g. out of memory), then the entry, and 1 when only its header line was
+ * sent because its body still has the caller's digest (else 0). The header is read with
+ * GETRANGE first, so a confirmed body is never copied. Counting failures never cost the read.
  */
 const COUNT_AND_READ = `
 local n = tonumber(ARGV[1])
 local out = {}
 for i = 1, n do
-  if ARGV[1 + n + i] == '1' and redis.call('EXISTS', KEYS[2 * i]) == 0 then
+  local key = KEYS[2 * i - 1]
+  local window = tonumber(ARGV[1 + i])
+  local mode = ARGV[1 + n + i]
+  if mode == 'g' and redis.call('EXISTS', KEYS[2 * i]) == 0 then
     out[2 * i - 1] = -1
     out[2 * i] = 0
+  elseif mode == 'p' then
+    out[2 * i - 1] = tonumber(redis.call('GET', key) or '0')
+    local ttl = redis.call('PTTL', key)
+    out[2 * i] = ttl < 0 and window or ttl
   else
-    local count = redis.call('INCR', KEYS[2 * i - 1])
-    local ttl = redis.call('PTTL', KEYS[2 * i - 1])
-    if ttl < 0 then
-      ttl = tonumber(ARGV[1 + i])
-      redis.call('PEXPIRE', KEYS[2 * i - 1], ttl)
+    local count = redis.pcall('INCR', key)
+    if type(count) == 'table' then
+      out[2 * i - 1] = -2
+      out[2 * i] = 0
+    else
+      local ttl = redis.call('PTTL', key)
+      if ttl < 0 then
+        ttl = window
+        redis.pcall('PEXPIRE', key, ttl)
+      end
+      out[2 * i - 1] = count
+      out[2 * i] = ttl
     end
-    out[2 * i - 1] = count
-    out[2 * i] = ttl
   end
 end
 if #KEYS > 2 * n then
-  local key = KEYS[2 * n + 1]
+  local entry = KEYS[2 * n + 1]
   local known = ARGV[2 + 2 * n]
   if known ~= '' then
-    local head = redis.call('GETRANGE', key, 0, 1023)
+    local head = redis.call('GETRANGE', entry, 0, 1023)
     local newline = string.find(head, string.char(10), 1, true)
     if newline and string.find(head, '"digest":"' .. known .. '"', 1, true) then
       out[2 * n + 1] = string.sub(head, 1, newline)
@@ -46,11 +60,13 @@ if #KEYS > 2 * n then
       return out
     end
   end
-  out[2 * n + 1] = redis.call('GET', key)
+  out[2 * n + 1] = redis.call('GET', entry)
   out[2 * n + 2] = 0
 end
 return out
 `;
+
+const MODE = (c: CounterRequest) => (c.peek ? 'p' : c.guard === undefined ? 'c' : 'g');
 
 type Reply = (number | Buffer | null)[];
 
@@ -78,24 +94,21 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
   const { redis, breaker, fallback, bodies, logger } = options;
   redis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
 
-  function inProcess(counters: readonly CounterRequest[]): CountAndRead {
-    // Guarded counters need Redis to tell a live session from a forged one: without it they
-    // are not counted (the per-client limit still is).
-    return {
-      counts: counters.map((c) => (c.guard === undefined ? fallback.count(c) : undefined)),
-      entry: undefined,
-    };
-  }
+  const throttle = createLogThrottle(logger);
+
+  /** This instance's count where Redis could not count; a guarded counter needs Redis. */
+  const inProcess = (c: CounterRequest): Count | undefined =>
+    c.guard === undefined ? fallback.count(c) : undefined;
 
   return {
-    async countAndRead(counters, read) {
+    async countAndRead(counters, read, log) {
       const keys: string[] = [];
       const windows: number[] = [];
-      const guarded: string[] = [];
+      const modes: string[] = [];
       for (const c of counters) {
         keys.push(c.key, c.guard ?? c.key);
         windows.push(c.windowMs);
-        guarded.push(c.guard === undefined ? '0' : '1');
+        modes.push(MODE(c));
       }
       const known = read === undefined ? undefined : bodies.get(read);
       if (read !== undefined) keys.push(read);
@@ -107,22 +120,25 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
             ...keys,
             counters.length,
             ...windows,
-            ...guarded,
+            ...modes,
             known?.digest ?? '',
           ),
         );
       } catch (error) {
-        // While the breaker is open every call would log; it logs its own state changes.
+        // While the breaker is open every call would fail; it logs its own state changes.
         if (breaker.state !== 'open') {
-          logger.warn(
+          throttle.warn(
+            'count-and-read',
             { err: error },
             'redis count-and-read failed; counting in process, cache miss',
+            log,
           );
         }
-        return inProcess(counters);
+        return { counts: counters.map(inProcess), entry: undefined };
       }
-      const counts: (Count | undefined)[] = counters.map((_, i) => {
+      const counts = counters.map((c, i): Count | undefined => {
         const count = reply[2 * i] as number;
+        if (count === -2) return inProcess(c); // Redis refused the write (out of memory)
         return count < 0 ? undefined : { count, resetMs: reply[2 * i + 1] as number };
       });
       const raw = read === undefined ? null : (reply[2 * counters.length] ?? null);
@@ -132,7 +148,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
         entry = decodeEntry(raw, bodyOmitted ? known.body : undefined);
         if (entry !== undefined && bodyOmitted && entry.digest !== known.digest) entry = undefined;
         if (entry === undefined) {
-          logger.warn({ key: read }, 'corrupt cache entry ignored; treating as a miss');
+          (log ?? logger).warn({ key: read }, 'corrupt cache entry ignored; treating as a miss');
         } else if (!bodyOmitted && read !== undefined) {
           bodies.set(read, entry);
         }

@@ -1,6 +1,7 @@
+import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/cache-entry.js';
 
-/** One fixed-window counter to bump. */
+/** One fixed-window counter to bump (or, with `peek`, only to read). */
 export interface CounterRequest {
   key: string;
   windowMs: number;
@@ -9,6 +10,8 @@ export interface CounterRequest {
    * session cookie creates no counter, so no state at all (contract section 6, Limits).
    */
   guard?: string;
+  /** Read the count without adding this request to it (a limit that counts failures only). */
+  peek?: boolean;
 }
 
 /** A counter after the bump: `count` requests so far in a window that ends in `resetMs`. */
@@ -28,8 +31,13 @@ export interface CountAndRead {
  * The state requests share: rate-limit counters and cache entries. A cached read's whole
  * admission, counting its rate limits and reading its entry, is one call, which the Redis
  * implementation makes one round trip. Never throws: a backend fault counts in process
- * (each instance still enforces the limit) and reads as a miss.
+ * (each instance still enforces the limit) and reads as a miss. `log` is the request's logger,
+ * so a warning names the request it happened in.
  */
 export interface SharedState {
-  countAndRead(counters: readonly CounterRequest[], read?: string): Promise<CountAndRead>;
+  countAndRead(
+    counters: readonly CounterRequest[],
+    read?: string,
+    log?: Logger,
+  ): Promise<CountAndRead>;
 }

@@ -1,4 +1,5 @@
-import type { RequestHandler, Router } from 'express';
+import type { Router } from 'express';
+import type { FailureLimit } from '../../http/rate-limits.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import type { ChatClient } from '../../upstreams/chat/chat-client.js';
@@ -15,7 +16,7 @@ export function createAuthFeature(options: {
   chat: ChatClient;
   sessions: SessionManager;
   cookie: SessionCookie;
-  loginLimit: RequestHandler;
+  loginLimit: FailureLimit;
 }): Router {
   return createAuthRouter({
     service: createAuthService({ chat: options.chat, sessions: options.sessions }),

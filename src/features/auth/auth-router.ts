@@ -1,7 +1,8 @@
-import { Router, type RequestHandler } from 'express';
-import { AppError } from '../../errors/app-error.js';
+import { Router } from 'express';
+import { AppError, isAppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
+import type { FailureLimit } from '../../http/rate-limits.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { Session, SessionManager } from '../../sessions/session-manager.js';
 import { LoginBody } from './auth-inputs.js';
@@ -11,8 +12,8 @@ export interface AuthRouterOptions {
   service: AuthService;
   sessions: SessionManager;
   cookie: SessionCookie;
-  /** The stricter rate limit for login attempts. */
-  loginLimit: RequestHandler;
+  /** The stricter limit on failed login attempts. */
+  loginLimit: FailureLimit;
 }
 
 /** What the browser may know of its session: who, and until when. Never the credentials. */
@@ -37,9 +38,18 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
 
   router
     .route('/login')
-    .post(options.loginLimit, async (req, res) => {
+    .post(options.loginLimit.guard, async (req, res) => {
       const input = parseInput(LoginBody, req.body, 'body');
-      const { id, session } = await service.login(input, req.id);
+      let opened;
+      try {
+        opened = await service.login(input, req.id);
+      } catch (error) {
+        // Refused credentials count against the client; nothing else does.
+        if (isAppError(error) && error.code === 'UNAUTHORIZED')
+          await options.loginLimit.failed(req);
+        throw error;
+      }
+      const { id, session } = opened;
       // Rotation: whatever session this browser had is ended, and the new one gets a new id.
       const previous = cookie.read(req);
       if (previous !== undefined) await sessions.destroy(previous);

@@ -60,7 +60,10 @@ export function createChatRouter(options: ChatRouterOptions): Router {
       const read = req.admission?.read;
       const known = read?.key === service.channelFoldersKey(include_archived) ? read : undefined;
       const result = await asCaller(req, res, (call) =>
-        service.channelFolders(call, include_archived, known),
+        service.channelFolders(call, include_archived, {
+          log: req.log,
+          ...(known ? { known } : {}),
+        }),
       );
       sendRepresentation(res, result.representation, { cacheStatus: result.cacheStatus });
     })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CacheWindows } from '../../../config/load-config.js';
 import { toRepresentation } from '../../cache/cache-entry.js';
-import type { Cached, CachedLoader, KnownRead } from '../../cache/cached-loader.js';
+import type { Cached, CachedLoader, LoaderCall } from '../../cache/cached-loader.js';
 import type { ChatCall, ChatClient, StatusUpdate } from '../../upstreams/chat/chat-client.js';
 import type { ChannelFolder, Draft, User } from '../../upstreams/chat/chat-schemas.js';
 
@@ -17,7 +17,7 @@ export interface ChatService {
   drafts(call: ChatCall): Promise<{ count: number; drafts: Draft[] }>;
   /** Where the realm's folder list is cached: one entry serves every caller. */
   channelFoldersKey(includeArchived: boolean): string;
-  channelFolders(call: ChatCall, includeArchived: boolean, known?: KnownRead): Promise<Cached>;
+  channelFolders(call: ChatCall, includeArchived: boolean, loading?: LoaderCall): Promise<Cached>;
   user(
     call: ChatCall,
     email: string,
@@ -59,7 +59,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
       return { count, drafts: sortDrafts(drafts) };
     },
     channelFoldersKey,
-    channelFolders(call, includeArchived, known) {
+    channelFolders(call, includeArchived, loading) {
       const key = channelFoldersKey(includeArchived);
       const load = async () => {
         const folders = await client.getChannelFolders(call, includeArchived);
@@ -68,7 +68,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
           'application/json; charset=utf-8',
         );
       };
-      return loader.get(key, options.channelFoldersCache, load, known);
+      return loader.get(key, options.channelFoldersCache, load, loading);
     },
     async user(call, email, lookup) {
       return { user: await client.getUserByEmail(call, email, lookup) };

@@ -39,6 +39,7 @@ export function createSearchFeature(options: {
       clientToken: search.clientToken,
       deadlineMs: search.timeoutMs,
       retryAfterMaxSeconds: config.retryAfterMaxSeconds,
+      maxJsonDepth: config.upstreamLimits.maxJsonDepth,
     }),
     loader: options.loader,
     cursors: createCursorCodec({
@@ -48,6 +49,7 @@ export function createSearchFeature(options: {
     isRedirectUrl: createRedirectUrlMatcher(search.baseUrl),
     windows: search.cache,
     routePath: SEARCH_ROUTE,
+    maxK: search.maxK,
   });
   const querySchema = createSearchQuerySchema(search.maxK);
   return {

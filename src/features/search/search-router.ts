@@ -38,6 +38,7 @@ export function createSearchRouter(options: SearchRouterOptions): Router {
       const read = req.admission?.read;
       const result = await options.service.search(search, {
         requestId: req.id,
+        log: req.log,
         ...(read?.key === search.key ? { known: read } : {}),
       });
       sendRepresentation(res, result.representation, {

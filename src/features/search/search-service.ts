@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CacheWindows } from '../../../config/load-config.js';
 import { toRepresentation, type Representation } from '../../cache/cache-entry.js';
-import type { Cached, CachedLoader, KnownRead } from '../../cache/cached-loader.js';
+import type { Cached, CachedLoader, LoaderCall } from '../../cache/cached-loader.js';
 import type { SearchClient, SearchFormat } from '../../upstreams/search/search-client.js';
 import { rerank, type SortOrder } from './rerank.js';
 import { renumberPositions } from './renumber-positions.js';
@@ -16,6 +16,8 @@ export interface SearchServiceOptions {
   windows: CacheWindows;
   /** Path of the gateway's search route, for `next` links. */
   routePath: string;
+  /** SEARCH_MAX_K: no page is ever longer. */
+  maxK: number;
 }
 
 /** A validated search as the upstream will see it, and where its answer is cached. */
@@ -25,12 +27,14 @@ export interface ResolvedSearch {
   query: string;
   sort: SortOrder;
   format: SearchFormat;
+  /** The `k` the upstream is asked for. */
+  maxItems: number;
 }
 
 export interface SearchService {
   /** Decodes a cursor (INVALID_CURSOR when forged) and names the cache entry: no I/O. */
   resolve(request: SearchRequest, format: SearchFormat): ResolvedSearch;
-  search(search: ResolvedSearch, call: { requestId: string; known?: KnownRead }): Promise<Cached>;
+  search(search: ResolvedSearch, call: LoaderCall & { requestId: string }): Promise<Cached>;
 }
 
 /** Bump when the cached representation changes shape, so old entries are never served. */
@@ -51,7 +55,12 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
 
   /** The upstream's list, reranked, renumbered and serialised once: the bytes sent and stored. */
   async function build(search: ResolvedSearch, requestId: string): Promise<Representation> {
-    const list = await client.search({ query: search.query, format: search.format, requestId });
+    const list = await client.search({
+      query: search.query,
+      format: search.format,
+      requestId,
+      maxItems: search.maxItems,
+    });
     const reranked = rerank(list, search.sort);
     if (search.sort !== 'relevance') {
       renumberPositions(list.itemListElement, reranked.itemListElement, options.isRedirectUrl);
@@ -72,15 +81,19 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
           ? cursors.decode(request.cursor)
           : { query: encodeQuery(request.q, request.k), sort: request.sort };
       const digest = createHash('sha256').update(query).digest('base64url');
-      return { key: `search:${KEY_VERSION}:${format}:${sort}:${digest}`, query, sort, format };
+      // A cursor's page asks for the k of the search it continues (the upstream's next link).
+      const k = Number(new URLSearchParams(query).get('k'));
+      const maxItems = Number.isInteger(k) && k > 0 ? Math.min(k, options.maxK) : options.maxK;
+      return {
+        key: `search:${KEY_VERSION}:${format}:${sort}:${digest}`,
+        query,
+        sort,
+        format,
+        maxItems,
+      };
     },
     search(search, call) {
-      return loader.get(
-        search.key,
-        options.windows,
-        () => build(search, call.requestId),
-        call.known,
-      );
+      return loader.get(search.key, options.windows, () => build(search, call.requestId), call);
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { AppError } from '../../errors/app-error.js';
 import { parseWith } from '../../errors/parse-with.js';
+import type { SecretScrubber } from '../../security/scrub-secrets.js';
 import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
 import type { Upstream } from '../http/upstream.js';
 import { toChatError, type ChatOperation } from './chat-errors.js';
@@ -31,6 +32,10 @@ export interface ChatClientOptions {
   writeDeadlineMs: number;
   /** Upper bound of a passed-on Retry-After. */
   retryAfterMaxSeconds: number;
+  /** UPSTREAM_MAX_JSON_DEPTH. */
+  maxJsonDepth: number;
+  /** Removes the gateway's configured secrets (and the call's key) from the server's text. */
+  scrub: SecretScrubber;
 }
 
 export interface ChatCall {
@@ -120,17 +125,24 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       retry: read,
       accept(response) {
         if (response.status !== 200) {
-          const error = toChatError(response, operation, options.retryAfterMaxSeconds);
+          const error = toChatError(response, operation, {
+            retryAfterMaxSeconds: options.retryAfterMaxSeconds,
+            scrub: (text) => options.scrub(text, credentials ? [credentials.apiKey] : []),
+          });
           if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
           throw error;
         }
-        return parseWith(schema, parseJsonBody(response.body, 'chat'), (error) => {
-          throw schemaBreach(
-            'chat',
-            'The chat server sent a response that breaks its schema.',
-            error,
-          );
-        });
+        return parseWith(
+          schema,
+          parseJsonBody(response.body, 'chat', options.maxJsonDepth),
+          (error) => {
+            throw schemaBreach(
+              'chat',
+              'The chat server sent a response that breaks its schema.',
+              error,
+            );
+          },
+        );
       },
     });
   }

@@ -28,8 +28,13 @@ function classify(message: string, operation: ChatOperation): ErrorCode {
 export function toChatError(
   response: UpstreamResponse,
   operation: ChatOperation,
-  retryAfterMaxSeconds: number,
+  options: {
+    retryAfterMaxSeconds: number;
+    /** Removes the gateway's secrets from the server's text before it goes anywhere. */
+    scrub: (text: string) => string;
+  },
 ): AppError {
+  const { retryAfterMaxSeconds, scrub } = options;
   const { status } = response;
   let body: unknown;
   try {
@@ -58,7 +63,7 @@ export function toChatError(
   if (status === 401 && (operation === 'login' || operation === 'me')) {
     // At login the credentials are the user's own: wrong ones are the caller's problem.
     const message = envelope.success
-      ? envelope.data.msg.slice(0, MAX_DETAIL)
+      ? scrub(envelope.data.msg).slice(0, MAX_DETAIL)
       : 'The credentials were refused.';
     return new AppError('UNAUTHORIZED', message, { source: 'chat' });
   }
@@ -71,7 +76,7 @@ export function toChatError(
       {
         source: 'chat',
         cause: envelope.success
-          ? new Error(`${envelope.data.code ?? ''} ${envelope.data.msg}`)
+          ? new Error(scrub(`${envelope.data.code ?? ''} ${envelope.data.msg}`))
           : undefined,
       },
     );
@@ -109,6 +114,6 @@ export function toChatError(
       },
     );
   }
-  const message = envelope.data.msg.slice(0, MAX_DETAIL);
+  const message = scrub(envelope.data.msg).slice(0, MAX_DETAIL);
   return new AppError(classify(message, operation), message, { source: 'chat' });
 }

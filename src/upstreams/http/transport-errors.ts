@@ -1,5 +1,6 @@
 import { errors } from 'undici';
 import { AppError, type ErrorSource } from '../../errors/app-error.js';
+import { nestsDeeperThan } from './json-depth.js';
 
 export type UpstreamSource = Exclude<ErrorSource, 'gateway'>;
 
@@ -55,8 +56,18 @@ export function toTransportError(
   });
 }
 
-/** Parses a JSON body; anything else is the upstream's fault. */
-export function parseJsonBody(body: Buffer, source: UpstreamSource): unknown {
+/**
+ * Parses a JSON body, once; anything else, or a body nested deeper than `maxDepth`
+ * (UPSTREAM_MAX_JSON_DEPTH), is the upstream's fault: a 502, never a 500.
+ */
+export function parseJsonBody(body: Buffer, source: UpstreamSource, maxDepth: number): unknown {
+  if (nestsDeeperThan(body, maxDepth)) {
+    throw new AppError(
+      'UPSTREAM_BAD_RESPONSE',
+      `${SERVICE_NAME[source]} sent a response nested deeper than ${maxDepth} levels.`,
+      { source },
+    );
+  }
   try {
     return JSON.parse(body.toString('utf8')) as unknown;
   } catch (error) {

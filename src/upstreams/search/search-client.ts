@@ -13,6 +13,8 @@ export interface SearchClientOptions {
   deadlineMs: number;
   /** Upper bound of a passed-on Retry-After. */
   retryAfterMaxSeconds: number;
+  /** UPSTREAM_MAX_JSON_DEPTH. */
+  maxJsonDepth: number;
 }
 
 export interface SearchCall {
@@ -20,6 +22,8 @@ export interface SearchCall {
   query: string;
   format: SearchFormat;
   requestId: string;
+  /** Items asked for (`k`): a longer list is cut to it before anything else looks at it. */
+  maxItems: number;
 }
 
 export interface SearchClient {
@@ -34,9 +38,10 @@ const ACCEPT: Record<SearchFormat, string> = {
 /** Talks to `{SEARCH_BASE_URL}/v1/search` with the client token (search document 4.1, 5). */
 export function createSearchClient(options: SearchClientOptions): SearchClient {
   const { upstream } = options;
-  const accept = (response: UpstreamResponse): ResultList => {
+  const accept = (response: UpstreamResponse, maxItems: number): ResultList => {
     if (response.status !== 200) throw toSearchError(response, options.retryAfterMaxSeconds);
-    return parseWith(ResultList, parseJsonBody(response.body, 'search'), (error) => {
+    const json = parseJsonBody(response.body, 'search', options.maxJsonDepth);
+    return parseWith(ResultList, cutToItems(json, maxItems), (error) => {
       throw schemaBreach(
         'search',
         'The search service sent a result list that breaks its schema.',
@@ -56,9 +61,26 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
         requestId: call.requestId,
         deadlineMs: options.deadlineMs,
         retry: true,
-        accept,
+        accept: (response) => accept(response, call.maxItems),
       }),
   };
+}
+
+/**
+ * The document promises at most k items (sections 2.1, 8); a longer list is not an error
+ * (contract section 6, Limits): it is cut to k, scores with it, before it is validated,
+ * reranked, stored or sent.
+ */
+function cutToItems(json: unknown, maxItems: number): unknown {
+  if (typeof json !== 'object' || json === null) return json;
+  const list = json as { itemListElement?: unknown; itemScore?: unknown };
+  if (Array.isArray(list.itemListElement) && list.itemListElement.length > maxItems) {
+    list.itemListElement.length = maxItems;
+    if (Array.isArray(list.itemScore) && list.itemScore.length > maxItems) {
+      list.itemScore.length = maxItems;
+    }
+  }
+  return json;
 }
 
 /** The document gives only status classes (section 7); every non-200 is the gateway's problem. */

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { AppError, type ErrorCode } from '../errors/app-error.js';
+import { toProblemResponse } from '../errors/to-problem.js';
+import { createLogThrottle } from '../logging/log-throttle.js';
+
+/** What one client may hold of the gateway (contract section 6, Limits). */
+export interface ClientLimits {
+  /** Connections held open at once; past it a new one is closed at once. */
+  maxConnections: number;
+  /** From a request's first byte to the end of its headers. */
+  headersTimeoutMs: number;
+  /** From a request's first byte to the end of its body. */
+  requestTimeoutMs: number;
+  /** A keep-alive connection with no request under way. */
+  keepAliveTimeoutMs: number;
+  /** No byte moves either way while a request is under way (a client that stopped reading). */
+  idleTimeoutMs: number;
+  /** Answer bytes a connection may leave unread; past it the connection is cut. */
+  responseBufferMaxBytes: number;
+}
+
+export interface HttpServer {
+  readonly server: Server;
+  /** Listens; resolves to `http://host:port`. */
+  listen(port: number, host: string): Promise<string>;
+  /** A stop begins: every answer still to be written says `Connection: close`. */
+  beginStop(): void;
+  /** Stops listening and closes idle connections, used or not; resolves when all are gone. */
+  close(): Promise<void>;
+  /** Cuts every connection at once (a stop past its deadline). */
+  destroyAll(): void;
+}
+
+/** Node's own parser failures, as the contract's problems (section 3). */
+function parserProblem(code: string | undefined): { code: ErrorCode; detail: string } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return { code: 'HEADERS_TOO_LARGE', detail: 'The request headers are too large.' };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { code: 'REQUEST_TIMEOUT', detail: 'The request did not arrive in time.' };
+  }
+  return { code: 'BAD_REQUEST', detail: 'The request could not be parsed as HTTP.' };
+}
+
+/**
+ * The public listener with every per-client bound in place: a connection cap, header, body,
+ * keep-alive and idle timeouts, a bound on unread answer bytes, problem+json for Node's own
+ * parser errors, and a stop that closes connections nobody is using (including ones that
+ * never sent a request) while the ones under way finish with `Connection: close`.
+ */
+export function createHttpServer(options: {
+  handler: RequestListener;
+  limits: ClientLimits;
+  logger: Logger;
+}): HttpServer {
+  const { limits } = options;
+  const throttle = createLogThrottle(options.logger);
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // Node checks the header and request timeouts this often (30 s by default, which would
+      // let a slow client outlive its timeout by that much).
+      connectionsCheckingInterval: 1000,
+    },
+    options.handler,
+  );
+  server.maxConnections = limits.maxConnections;
+  server.timeout = limits.idleTimeoutMs;
+  server.on('drop', (data?: { remoteAddress?: string }) =>
+    throttle.warn(
+      'drop',
+      { remoteAddress: data?.remoteAddress },
+      'connection cap reached: new connection closed',
+    ),
+  );
+
+  // Requests under way per connection: a connection with none is idle, even one that never
+  // sent a request (closeIdleConnections() does not see those).
+  const busy = new Map<Socket, number>();
+  let stopping = false;
+  server.on('connection', (socket: Socket) => {
+    busy.set(socket, 0);
+    socket.once('close', () => busy.delete(socket));
+  });
+  server.on('request', (req, res) => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    if (stopping) res.shouldKeepAlive = false;
+    res.once('finish', () => {
+      // A client that does not read what it is sent holds memory: past the bound it is cut.
+      if (socket.writableLength > limits.responseBufferMaxBytes) {
+        throttle.warn(
+          'unread',
+          { remoteAddress: socket.remoteAddress },
+          'client does not read its answers: connection cut',
+        );
+        socket.destroy();
+      }
+    });
+    res.once('close', () => {
+      const requests = busy.get(socket);
+      if (requests === undefined) return; // the connection is gone already
+      const left = requests - 1;
+      busy.set(socket, left);
+      if (stopping && left === 0 && !server.listening) socket.end();
+    });
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })
+      ._httpMessage;
+    if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const { code, detail } = parserProblem(error.code);
+    const problem = toProblemResponse(new AppError(code, detail), randomUUID());
+    throttle.info(
+      `client-error:${code}`,
+      { code, remoteAddress: socket.remoteAddress },
+      'unreadable request answered',
+    );
+    const head = Object.entries({
+      ...problem.headers,
+      'Content-Length': String(Buffer.byteLength(problem.body)),
+      Connection: 'close',
+    }).map(([name, value]) => `${name}: ${value}\r\n`);
+    socket.end(
+      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head.join('')}\r\n${problem.body}`,
+    );
+  });
+
+  return {
+    server,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address() as AddressInfo;
+          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve(`http://${shown}:${address.port}`);
+        });
+      });
+    },
+    beginStop() {
+      stopping = true;
+      // Answers already being written tell their client not to send another request here.
+      for (const socket of busy.keys()) {
+        const response = (
+          socket as Socket & { _httpMessage?: { headersSent: boolean; shouldKeepAlive: boolean } }
+        )._httpMessage;
+        if (response && !response.headersSent) response.shouldKeepAlive = false;
+      }
+    },
+    close() {
+      const closed = server.listening
+        ? new Promise<void>((resolve) => server.close(() => resolve()))
+        : Promise.resolve();
+      for (const [socket, requests] of busy) if (requests === 0) socket.destroy();
+      return closed;
+    },
+    destroyAll() {
+      server.closeAllConnections();
+      for (const socket of busy.keys()) socket.destroy();
+    },
+  };
+}
