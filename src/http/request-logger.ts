@@ -30,8 +30,8 @@ export function createRequestLogger(
     // section 6, Limits). Only the gateway's and the upstreams' 5xx are errors.
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     // Every answer that is a problem names its code and source on the line.
-    customSuccessObject: (_req, res, line) => withProblem(res, line),
-    customErrorObject: (_req, res, _err, line) => withProblem(res, line),
+    customSuccessObject: (_req, res, line: object) => withProblem(res, line),
+    customErrorObject: (_req, res, _err, line: object) => withProblem(res, line),
   });
   return (req, res) => log(req, res);
 }

@@ -40,7 +40,7 @@ const isPreflight = (req: IncomingMessage) =>
  */
 export function createSecurity(options: { corsOrigins: readonly string[] }): Step {
   const allowed = new Set(options.corsOrigins);
-  const headers = helmet() as unknown as Step;
+  const headers = helmet();
   const crossOrigin = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,

@@ -5,7 +5,7 @@ import { decodeEntry, type CacheEntry } from '../cache/cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import { createLogThrottle } from '../logging/log-throttle.js';
 import type { MemoryCounters } from './memory-counters.js';
-import type { Count, CounterRequest, CountAndRead, SharedState } from './shared-state.js';
+import type { Count, CounterRequest, SharedState } from './shared-state.js';
 
 /**
  * Bumps fixed-window counters and reads one cache entry, atomically and in one round trip.
