@@ -30,6 +30,8 @@ export interface GatewayProcessOptions {
   redisUrl: string;
   /** Overrides of the defaults below. */
   env?: Record<string, string>;
+  /** Starts it under `prlimit --nofile=N:N`: a process that may open at most N descriptors. */
+  openFilesLimit?: number;
 }
 
 export interface GatewayProcess {
@@ -101,7 +103,12 @@ async function launch(entry: string, options: GatewayProcessOptions): Promise<Ga
     ...options.env,
   };
   // The IPC channel carries the gateway's 'listening' notice (main.ts): start-up is an event.
-  const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  const limit = options.openFilesLimit;
+  const [command, args] =
+    limit === undefined
+      ? [process.execPath, [entry]]
+      : ['prlimit', [`--nofile=${limit}:${limit}`, '--', process.execPath, entry]];
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = tail(child);
   let exitStatus: ExitStatus | undefined;
   const exit = exitOf(child).then((status) => (exitStatus = status));

@@ -117,8 +117,11 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-/** A private redis-server on a free loopback port: never the shared one on 6379. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * A private redis-server on a free loopback port: never the shared one on 6379. `args` adds
+ * server options (e.g. a tiny `--maxmemory` with `--maxmemory-policy noeviction`).
+ */
+export async function startRedisServer(args: readonly string[] = []): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   let exit: Promise<ExitStatus> | undefined;
@@ -127,7 +130,7 @@ export async function startRedisServer(): Promise<RedisServer> {
   async function start(): Promise<void> {
     const proc = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...args],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     child = proc;
