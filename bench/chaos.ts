@@ -1,3 +1,4 @@
+import { ATTACKS, runAbuse, type AbuseResult } from '../test/harness/abuse-scenarios.js';
 import { formatStatuses } from '../test/harness/chaos-contract.js';
 import { createChaosEnvironment } from '../test/harness/chaos-environment.js';
 import { CHAOS_SCALE, type Scale } from '../test/harness/chaos-scenario-runner.js';
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const env = await createChaosEnvironment();
   const rows: Row[] = [];
+  const abuse: AbuseResult[] = [];
   try {
     for (const scenario of LOAD_SCENARIOS) {
       const result = await scenario(env, scale);
@@ -77,11 +79,60 @@ async function main(): Promise<void> {
         findings: stopFindings(result, run === gracefulStop ? 0 : 1),
       });
     }
+    for (const attack of ATTACKS) abuse.push(await runAbuse(env, attack, scale.durationMs));
   } finally {
     await env.close();
   }
   print(rows, Date.now() - started);
-  if (rows.some((row) => row.findings.length > 0)) process.exitCode = 1;
+  const breaches = printAbuse(abuse);
+  if (rows.some((row) => row.findings.length > 0) || breaches > 0) process.exitCode = 1;
+}
+
+/** Hostile clients: what the well-behaved clients got, and what the gateway held. */
+function printAbuse(results: AbuseResult[]): number {
+  const header = [
+    'attack',
+    'what it sent',
+    'well-behaved requests',
+    'answered by status',
+    'peak RSS MB',
+    'peak descriptors',
+  ];
+  const table = [
+    header,
+    ...results.map((r) => [
+      r.name,
+      r.attack,
+      String(r.summary.requests),
+      formatStatuses(r.summary.byStatus),
+      r.peakRssMb.toFixed(0),
+      String(r.peakDescriptors),
+    ]),
+  ];
+  const widths = header.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  const line = (row: string[]) =>
+    `| ${row.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ')} |`;
+  const findings = results.flatMap((r) => [
+    ...r.summary.violations.map((v) => `- ${r.name}: ${v}`),
+    ...(r.summary.byStatus['200'] === r.summary.requests
+      ? []
+      : [
+          `- ${r.name}: not every well-behaved request got 200 (${formatStatuses(r.summary.byStatus)})`,
+        ]),
+  ]);
+  process.stdout.write(
+    [
+      `hostile clients (MAX_CONNECTIONS ${results[0]?.maxConnections ?? '?'}, ${scale.durationMs / 1000} s each, 8 well-behaved clients searching throughout):`,
+      '',
+      line(header),
+      line(widths.map((w) => '-'.repeat(w))),
+      ...table.slice(1).map(line),
+      '',
+      findings.length === 0 ? 'Nothing lost.' : `Lost:\n${findings.join('\n')}`,
+      '',
+    ].join('\n'),
+  );
+  return findings.length;
 }
 
 function stopFindings(result: StopResult, wanted: 0 | 1): string[] {

@@ -34,6 +34,13 @@ export interface HttpServer {
   destroyAll(): void;
 }
 
+/**
+ * Requests one connection may have queued at once. Browsers never pipeline (they wait for each
+ * answer); a client with more than this many unanswered requests on one connection is not
+ * reading them, and every queued answer is memory (cf. nginx, which answers one at a time).
+ */
+const MAX_QUEUED_PER_CONNECTION = 16;
+
 /** Node's own parser failures, as the contract's problems (section 3). */
 function parserProblem(code: string | undefined): { code: ErrorCode; detail: string } {
   if (code === 'HPE_HEADER_OVERFLOW') {
@@ -67,7 +74,9 @@ export function createHttpServer(options: {
       // let a slow client outlive its timeout by that much).
       connectionsCheckingInterval: 1000,
     },
-    options.handler,
+    (req, res) => {
+      if (admit(req.socket)) options.handler(req, res);
+    },
   );
   server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
@@ -87,12 +96,33 @@ export function createHttpServer(options: {
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
   });
+  /**
+   * A client that does not read what it is sent holds the gateway's memory: Node answers every
+   * pipelined request it has read and queues the answers behind the unread ones. Past the
+   * bound on unread bytes, or with more requests queued on one connection than any client
+   * needs, the connection is cut before the request is even handled.
+   */
+  function admit(socket: Socket): boolean {
+    const queued = (busy.get(socket) ?? 0) + 1;
+    busy.set(socket, queued);
+    if (
+      queued <= MAX_QUEUED_PER_CONNECTION &&
+      socket.writableLength <= limits.responseBufferMaxBytes
+    ) {
+      return true;
+    }
+    throttle.warn(
+      'unread',
+      { remoteAddress: socket.remoteAddress },
+      'client does not read its answers: connection cut',
+    );
+    socket.destroy();
+    return false;
+  }
   server.on('request', (req, res) => {
     const socket = req.socket;
-    busy.set(socket, (busy.get(socket) ?? 0) + 1);
     if (stopping) res.shouldKeepAlive = false;
     res.once('finish', () => {
-      // A client that does not read what it is sent holds memory: past the bound it is cut.
       if (socket.writableLength > limits.responseBufferMaxBytes) {
         throttle.warn(
           'unread',

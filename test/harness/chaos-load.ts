@@ -43,7 +43,13 @@ export async function send(
   dispatcher: Dispatcher,
   baseUrl: string,
   path: string,
-  options: { timeoutMs: number; judge: Judge; startedAt?: number; fresh?: boolean },
+  options: {
+    timeoutMs: number;
+    judge: Judge;
+    startedAt?: number;
+    fresh?: boolean;
+    headers?: Record<string, string>;
+  },
 ): Promise<Answer> {
   const t0 = performance.now();
   const at = t0 - (options.startedAt ?? t0);
@@ -51,6 +57,7 @@ export async function send(
     const res = await request(`${baseUrl}${path}`, {
       dispatcher,
       signal: AbortSignal.timeout(options.timeoutMs),
+      ...(options.headers ? { headers: options.headers } : {}),
       // A fresh connection that closes after the answer (health probes during a stop).
       ...(options.fresh === true ? { reset: true } : {}),
     });
