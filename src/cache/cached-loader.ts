@@ -2,13 +2,13 @@ import type { Logger } from 'pino';
 import type { CacheWindows } from '../../config/load-config.js';
 import { isUpstreamFailure } from '../errors/upstream-failure.js';
 import { createLogThrottle } from '../logging/log-throttle.js';
-import type { CacheStatus } from '../http/send-representation.js';
+import { hitParams, type CacheOutcome } from '../http/send-representation.js';
+import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
 
-export interface Cached {
+export interface Cached extends CacheOutcome {
   readonly representation: Representation;
-  readonly cacheStatus: CacheStatus;
 }
 
 /** The store's answer for a key when the caller has already read it (the hit path did). */
@@ -61,9 +61,10 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const inflight = new Map<string, Promise<Representation>>();
   const writes = new Set<Promise<void>>();
 
+  /** The load for a key: this request's own (`collapsed` false), or one already under way. */
   function loadOnce(key: string, windows: CacheWindows, load: () => Promise<Representation>) {
     const running = inflight.get(key);
-    if (running) return running;
+    if (running) return { loaded: running, collapsed: true };
     const loaded = load();
     inflight.set(key, loaded);
     const write = loaded
@@ -76,7 +77,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
         writes.delete(write);
       });
     writes.add(write);
-    return loaded;
+    return { loaded, collapsed: false };
   }
 
   function refreshInBackground(
@@ -85,7 +86,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     load: () => Promise<Representation>,
   ) {
     if (inflight.has(key)) return;
-    loadOnce(key, windows, load).catch((error: unknown) => {
+    loadOnce(key, windows, load).loaded.catch((error: unknown) => {
       throttle.warn(
         `refresh:${key}`,
         { err: error, key },
@@ -98,17 +99,37 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     async get(key, windows, load, call = {}) {
       const entry = call.known === undefined ? await store.get(key) : call.known.entry;
       const t = now();
-      if (entry && t < entry.freshUntil) return { representation: entry, cacheStatus: 'HIT' };
+      if (entry && t < entry.freshUntil) {
+        return {
+          representation: entry,
+          cacheStatus: 'HIT',
+          cacheStatusParams: hitParams(entry.freshUntil, t),
+        };
+      }
       if (entry && t < entry.staleUntil) {
         refreshInBackground(key, windows, load);
-        return { representation: entry, cacheStatus: 'STALE' };
+        return {
+          representation: entry,
+          cacheStatus: 'STALE',
+          // RFC 9211: a negative ttl is a stale answer; the refresh runs behind it.
+          cacheStatusParams: `hit; ttl=${Math.floor((entry.freshUntil - t) / 1000)}`,
+        };
       }
+      const { loaded, collapsed } = loadOnce(key, windows, load);
       try {
-        return { representation: await loadOnce(key, windows, load), cacheStatus: 'MISS' };
+        return {
+          representation: await loaded,
+          cacheStatus: 'MISS',
+          cacheStatusParams: collapsed ? 'fwd=miss; collapsed' : 'fwd=miss; stored',
+        };
       } catch (error) {
         if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
           (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
-          return { representation: entry, cacheStatus: 'STALE' };
+          return {
+            representation: entry,
+            cacheStatus: 'STALE',
+            cacheStatusParams: `fwd=stale; fwd-status=${statusOf(error.code)}`,
+          };
         }
         throw error;
       }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { SharedState } from '../state/shared-state.js';
 import type { Stage } from './edge.js';
 import { countersOf, judge, type RateLimitPolicy } from './rate-limits.js';
-import { sendRepresentation } from './send-representation.js';
+import { hitParams, sendRepresentation } from './send-representation.js';
 
 /** A cached resource the hit path may answer, described by the feature that owns it. */
 export interface CachedRoute {
@@ -45,28 +45,22 @@ export function createHitPath(options: {
     if (route === undefined || key === undefined) return next();
 
     const applicable = countersOf(options.policies, req);
-    options.state
-      .countAndRead(
-        applicable.map((a) => a.counter),
-        key,
-      )
-      .then(({ counts, entry }) => {
-        const verdict = judge(applicable, counts);
-        req.admission = { verdict, read: { key, entry } };
-        if (
-          verdict.retryAfterSeconds !== undefined ||
-          entry === undefined ||
-          now() >= entry.freshUntil
-        ) {
-          next();
-          return;
-        }
-        for (const [name, value] of verdict.headers) res.setHeader(name, value);
-        sendRepresentation(res, entry, {
-          cacheStatus: 'HIT',
-          ...(route.vary ? { vary: route.vary } : {}),
-        });
-      }, next);
+    const counters = applicable.map((a) => a.counter);
+    options.state.countAndRead(counters, key, req.log).then(({ counts, entry }) => {
+      const verdict = judge(applicable, counts);
+      req.admission = { verdict, read: { key, entry } };
+      const t = now();
+      if (verdict.retryAfterSeconds !== undefined || entry === undefined || t >= entry.freshUntil) {
+        next();
+        return;
+      }
+      for (const [name, value] of verdict.headers) res.setHeader(name, value);
+      sendRepresentation(req, res, entry, {
+        cacheStatus: 'HIT',
+        cacheStatusParams: hitParams(entry.freshUntil, t),
+        ...(route.vary ? { vary: route.vary } : {}),
+      });
+    }, next);
   };
 }
 

@@ -65,7 +65,7 @@ export function createChatRouter(options: ChatRouterOptions): Router {
           ...(known ? { known } : {}),
         }),
       );
-      sendRepresentation(res, result.representation, { cacheStatus: result.cacheStatus });
+      sendRepresentation(req, res, result.representation, result);
     })
     .all(methodNotAllowed(['GET']));
 

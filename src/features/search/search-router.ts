@@ -41,10 +41,7 @@ export function createSearchRouter(options: SearchRouterOptions): Router {
         log: req.log,
         ...(read?.key === search.key ? { known: read } : {}),
       });
-      sendRepresentation(res, result.representation, {
-        cacheStatus: result.cacheStatus,
-        vary: 'Accept',
-      });
+      sendRepresentation(req, res, result.representation, { ...result, vary: 'Accept' });
     })
     .all(methodNotAllowed(['GET']));
 
