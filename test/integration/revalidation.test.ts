@@ -68,7 +68,7 @@ describe.each(['memory', 'redis'] as const)('revalidating search answers (%s)', 
     await search(gw);
     const res = await search(gw, { 'If-None-Match': '"not-this-one", W/"nor-this"' });
     expect(res.status).toBe(200);
-    expect(res.body.itemListElement).toHaveLength(3);
+    expect((res.body as { itemListElement: unknown[] }).itemListElement).toHaveLength(3);
   });
 });
 
