@@ -94,6 +94,11 @@ export const EnvSchema = z
     SEARCH_BASE_URL: baseUrl,
     SEARCH_CLIENT_TOKEN: z.string().min(1, 'must not be empty'),
     SEARCH_MAX_K: integer(1, 100).default(10),
+    /**
+     * Where result links point (contract section 5): `upstream` keeps the search service's
+     * redirect URLs; `gateway` makes them the path-absolute /api/search/url, query kept.
+     */
+    SEARCH_LINKS: z.enum(['upstream', 'gateway']).default('upstream'),
     SEARCH_TIMEOUT_MS: integer(50, 60_000).default(5000),
     SEARCH_REDIRECT_TIMEOUT_MS: integer(50, 60_000).default(3000),
     SEARCH_CONNECT_TIMEOUT_MS: integer(10, 30_000).default(1000),
@@ -203,6 +208,7 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     baseUrl: e.SEARCH_BASE_URL,
     clientToken: e.SEARCH_CLIENT_TOKEN,
     maxK: e.SEARCH_MAX_K,
+    links: e.SEARCH_LINKS,
     timeoutMs: e.SEARCH_TIMEOUT_MS,
     redirectTimeoutMs: e.SEARCH_REDIRECT_TIMEOUT_MS,
     connectTimeoutMs: e.SEARCH_CONNECT_TIMEOUT_MS,

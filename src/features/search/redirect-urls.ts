@@ -25,3 +25,14 @@ export function urlSlots(product: Product): UrlSlot[] {
   if (product.brand) add(product.brand);
   return slots;
 }
+
+/**
+ * `SEARCH_LINKS=gateway` (contract section 5): a redirect URL's origin and path become `path`
+ * (the gateway's `/api/search/url`), and every byte of its query and fragment is kept.
+ */
+export function throughGateway(url: string, path: string): string {
+  const question = url.indexOf('?');
+  const hash = url.indexOf('#');
+  const cut = question < 0 ? hash : hash < 0 ? question : Math.min(question, hash);
+  return cut < 0 ? path : `${path}${url.slice(cut)}`;
+}

@@ -13,6 +13,8 @@ export function renumberPositions(
   upstreamOrder: readonly Product[],
   reranked: readonly Product[],
   isRedirectUrl: (url: string) => boolean,
+  /** Rewrites every redirect URL once its `rp` is settled (SEARCH_LINKS=gateway). */
+  relink: (url: string) => string = (url) => url,
 ): void {
   const redirects = new Map<Product, UrlSlot[]>(
     upstreamOrder.map((product) => [
@@ -29,7 +31,8 @@ export function renumberPositions(
   });
   reranked.forEach((product, i) => {
     const value = positions[i];
-    if (value === undefined) return;
-    for (const slot of redirects.get(product) ?? []) slot.holder.url = withRp(slot.url, value);
+    for (const slot of redirects.get(product) ?? []) {
+      slot.holder.url = relink(value === undefined ? slot.url : withRp(slot.url, value));
+    }
   });
 }

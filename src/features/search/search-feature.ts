@@ -50,6 +50,7 @@ export function createSearchFeature(options: {
     windows: search.cache,
     routePath: SEARCH_ROUTE,
     maxK: search.maxK,
+    links: search.links,
   });
   const querySchema = createSearchQuerySchema(search.maxK);
   return {

@@ -4,6 +4,7 @@ import { toRepresentation, type Representation } from '../../cache/cache-entry.j
 import type { Cached, CachedLoader, LoaderCall } from '../../cache/cached-loader.js';
 import type { SearchClient, SearchFormat } from '../../upstreams/search/search-client.js';
 import { rerank, type SortOrder } from './rerank.js';
+import { throughGateway, urlSlots } from './redirect-urls.js';
 import { renumberPositions } from './renumber-positions.js';
 import type { CursorCodec } from './search-cursor.js';
 import type { SearchRequest } from './search-query.js';
@@ -18,6 +19,8 @@ export interface SearchServiceOptions {
   routePath: string;
   /** SEARCH_MAX_K: no page is ever longer. */
   maxK: number;
+  /** SEARCH_LINKS: whether result links go through the gateway's redirect route. */
+  links: 'upstream' | 'gateway';
 }
 
 /** A validated search as the upstream will see it, and where its answer is cached. */
@@ -52,6 +55,10 @@ function encodeQuery(q: string, k: number): string {
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
   const { client, loader, cursors } = options;
+  const relink =
+    options.links === 'gateway'
+      ? (url: string) => throughGateway(url, `${options.routePath}/url`)
+      : undefined;
 
   /** The upstream's list, reranked, renumbered and serialised once: the bytes sent and stored. */
   async function build(search: ResolvedSearch, requestId: string): Promise<Representation> {
@@ -63,7 +70,19 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
     });
     const reranked = rerank(list, search.sort);
     if (search.sort !== 'relevance') {
-      renumberPositions(list.itemListElement, reranked.itemListElement, options.isRedirectUrl);
+      renumberPositions(
+        list.itemListElement,
+        reranked.itemListElement,
+        options.isRedirectUrl,
+        relink,
+      );
+    } else if (relink) {
+      // Upstream order: every `rp` stays as given, only the links move to the gateway.
+      for (const product of list.itemListElement) {
+        for (const slot of urlSlots(product)) {
+          if (options.isRedirectUrl(slot.url)) slot.holder.url = relink(slot.url);
+        }
+      }
     }
     const { next: upstreamNext, ...rest } = reranked;
     const cursor =
@@ -85,7 +104,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       const k = Number(new URLSearchParams(query).get('k'));
       const maxItems = Number.isInteger(k) && k > 0 ? Math.min(k, options.maxK) : options.maxK;
       return {
-        key: `search:${KEY_VERSION}:${format}:${sort}:${digest}`,
+        key: `search:${KEY_VERSION}:${format}:${sort}:${options.links}:${digest}`,
         query,
         sort,
         format,
