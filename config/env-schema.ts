@@ -140,6 +140,8 @@ export const EnvSchema = z
     LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400).default(900),
     LOGIN_RATE_LIMIT_PER_CLIENT: integer(1, 10_000).default(10),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
+    /** One deadline for every part of GET /api/bootstrap. */
+    BOOTSTRAP_TIMEOUT_MS: integer(50, 60_000).default(3000),
     /** Client connections held at once; unset: derived from the process's descriptor limit. */
     MAX_CONNECTIONS: integer(1, 1_000_000).optional(),
     HEADERS_TIMEOUT_MS: integer(1000, 120_000).default(10_000),
@@ -252,6 +254,7 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
   },
   corsOrigins: e.CORS_ORIGINS,
   bodyLimitBytes: e.BODY_LIMIT_BYTES,
+  bootstrapTimeoutMs: e.BOOTSTRAP_TIMEOUT_MS,
   client: {
     maxConnections: e.MAX_CONNECTIONS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,

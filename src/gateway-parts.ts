@@ -10,6 +10,7 @@ import type { CacheStore } from './cache/cache-store.js';
 import { createMemoryCacheStore } from './cache/memory-cache-store.js';
 import { createRedisCacheStore } from './cache/redis-cache-store.js';
 import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
+import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
 import {
   createServiceCredentials,
   createSessionCredentials,
@@ -38,6 +39,7 @@ import { createRedisSharedState } from './state/redis-shared-state.js';
 import type { SharedState } from './state/shared-state.js';
 import { createChatClient } from './upstreams/chat/chat-client.js';
 import { createUpstream, type Upstream } from './upstreams/http/upstream.js';
+import { createSearchStatus } from './upstreams/search/search-status.js';
 
 /** Everything the gateway is made of, built from configuration, not yet connected. */
 export interface GatewayParts {
@@ -54,6 +56,8 @@ export interface GatewayParts {
 
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
+/** The search service's status is probed at most this often (contract section 2.1: within 5 s). */
+const SEARCH_STATUS_INTERVAL_MS = 5000;
 /** Connections kept to each upstream at most. */
 const UPSTREAM_CONNECTIONS = 64;
 
@@ -169,18 +173,32 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     ]),
   });
   const search = createSearchFeature({ config, logger, upstream: searchUpstream, loader });
-  const chat = createChatFeature({
-    config,
-    client: chatClient,
-    loader,
-    credentials:
-      sessionMode || config.chat.email === undefined || config.chat.apiKey === undefined
-        ? createSessionCredentials({ sessions, cookie })
-        : createServiceCredentials({ email: config.chat.email, apiKey: config.chat.apiKey }),
+  const serviceAccount =
+    sessionMode || config.chat.email === undefined || config.chat.apiKey === undefined
+      ? undefined
+      : { email: config.chat.email, apiKey: config.chat.apiKey };
+  const credentials = serviceAccount
+    ? createServiceCredentials(serviceAccount)
+    : createSessionCredentials({ sessions, cookie });
+  const chat = createChatFeature({ config, client: chatClient, loader, credentials });
+  const bootstrap = createBootstrapFeature({
+    chat: chat.service,
+    credentials,
+    serviceAccount,
+    sessions,
+    cookie,
+    deadlineMs: config.bootstrapTimeoutMs,
+    searchStatus: createSearchStatus({
+      upstream: searchUpstream,
+      clientToken: config.search.clientToken,
+      deadlineMs: config.search.timeoutMs,
+      intervalMs: SEARCH_STATUS_INTERVAL_MS,
+    }),
   });
   const routers = {
     [SEARCH_ROUTE]: search.router,
     [CHAT_ROUTE]: chat.router,
+    [BOOTSTRAP_ROUTE]: bootstrap,
     // In service mode there is no login: every chat call uses the service account.
     ...(sessionMode
       ? {

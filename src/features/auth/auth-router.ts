@@ -4,7 +4,8 @@ import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
 import type { FailureLimit } from '../../http/rate-limits.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
-import type { Session, SessionManager } from '../../sessions/session-manager.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
+import { describeSession as describe } from './describe-session.js';
 import { LoginBody } from './auth-inputs.js';
 import type { AuthService } from './auth-service.js';
 
@@ -14,21 +15,6 @@ export interface AuthRouterOptions {
   cookie: SessionCookie;
   /** The stricter limit on failed login attempts. */
   loginLimit: FailureLimit;
-}
-
-/** What the browser may know of its session: who, and until when. Never the credentials. */
-function describe(session: Session) {
-  return {
-    user: {
-      user_id: session.profile.userId,
-      email: session.profile.email,
-      full_name: session.profile.fullName,
-      role: session.profile.role ?? null,
-    },
-    created_at: new Date(session.createdAt).toISOString(),
-    idle_expires_at: new Date(session.idleExpiresAt).toISOString(),
-    expires_at: new Date(session.absoluteExpiresAt).toISOString(),
-  };
 }
 
 /** `/api/auth/...` (contract section 2), mounted in session mode only. */

@@ -1,8 +1,12 @@
 import type { Request, Response } from 'express';
-import { AppError } from '../../errors/app-error.js';
+import { AppError, isAppError } from '../../errors/app-error.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
-import type { ChatCredentials } from '../../upstreams/chat/chat-client.js';
+import {
+  refusedCredentialsOf,
+  type ChatCall,
+  type ChatCredentials,
+} from '../../upstreams/chat/chat-client.js';
 
 /** Decides whose chat rights a request uses, and what happens when the server refuses them. */
 export interface ChatCredentialsResolver {
@@ -57,4 +61,26 @@ export function createSessionCredentials(options: {
       );
     },
   };
+}
+
+/**
+ * Runs a chat call as the request's caller. Only a refusal of this caller's own credentials
+ * is theirs to answer (ending their session): a shared (single-flight) load may fail on
+ * another caller's revoked key.
+ */
+export async function callAsCaller<T>(
+  resolver: ChatCredentialsResolver,
+  req: Request,
+  res: Response,
+  fn: (call: ChatCall) => Promise<T>,
+): Promise<T> {
+  const call = { credentials: await resolver.resolve(req, res), requestId: req.id };
+  try {
+    return await fn(call);
+  } catch (error) {
+    if (isAppError(error) && refusedCredentialsOf(error) === call.credentials) {
+      throw await resolver.refused(req, res, error);
+    }
+    throw error;
+  }
 }

@@ -8,12 +8,13 @@ import type { ChatClient } from '../../upstreams/chat/chat-client.js';
 import type { ChatCredentialsResolver } from './chat-credentials.js';
 import { ChannelFoldersQuery } from './chat-inputs.js';
 import { createChatRouter } from './chat-router.js';
-import { createChatService } from './chat-service.js';
+import { createChatService, type ChatService } from './chat-service.js';
 
 export const CHAT_ROUTE = '/api/chat';
 
 export interface ChatFeature {
   router: Router;
+  service: ChatService;
   /**
    * Channel folders for the hit path, in service mode only: in session mode a hit still needs
    * the caller's session, which the router resolves.
@@ -49,6 +50,7 @@ export function createChatFeature(options: {
       : [];
   return {
     router: createChatRouter({ service, credentials: options.credentials }),
+    service,
     cachedRoutes,
   };
 }

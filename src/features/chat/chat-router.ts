@@ -1,10 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import { isAppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
 import { sendRepresentation } from '../../http/send-representation.js';
-import { refusedCredentialsOf, type ChatCall } from '../../upstreams/chat/chat-client.js';
-import type { ChatCredentialsResolver } from './chat-credentials.js';
+import type { ChatCall } from '../../upstreams/chat/chat-client.js';
+import { callAsCaller, type ChatCredentialsResolver } from './chat-credentials.js';
 import {
   ChannelFoldersQuery,
   EmailParams,
@@ -25,24 +24,8 @@ export function createChatRouter(options: ChatRouterOptions): Router {
   const { service, credentials } = options;
   const router = Router();
 
-  /** Runs a chat call as the request's caller; a refusal of those credentials is theirs to map. */
-  async function asCaller<T>(
-    req: Request,
-    res: Response,
-    fn: (call: ChatCall) => Promise<T>,
-  ): Promise<T> {
-    const call = { credentials: await credentials.resolve(req, res), requestId: req.id };
-    try {
-      return await fn(call);
-    } catch (error) {
-      // Only a refusal of this caller's own credentials is theirs: a shared (single-flight)
-      // load may fail on another caller's revoked key.
-      if (isAppError(error) && refusedCredentialsOf(error) === call.credentials) {
-        throw await credentials.refused(req, res, error);
-      }
-      throw error;
-    }
-  }
+  const asCaller = <T>(req: Request, res: Response, fn: (call: ChatCall) => Promise<T>) =>
+    callAsCaller(credentials, req, res, fn);
 
   router
     .route('/drafts')
