@@ -49,7 +49,7 @@ export function createBootstrapRouter(options: BootstrapOptions): Router {
       });
       const inTime = async <T>(work: Promise<T>, source: 'chat' | 'search'): Promise<T> => {
         const outcome = await Promise.race([work, deadline]);
-        if (outcome !== 'late') return outcome as T;
+        if (outcome !== 'late') return outcome;
         throw new AppError(
           'UPSTREAM_TIMEOUT',
           `The ${source} service did not answer within ${options.deadlineMs} ms.`,
