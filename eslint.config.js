@@ -46,4 +46,13 @@ export default tseslint.config(
     rules: { 'no-console': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  {
+    // The demo page: plain browser ES modules, served as they are (no build step).
+    files: ['simulators/demo-page/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: globals.browser,
+    },
+  },
 );

@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+/** A private redis-server for the project's run (test/setup/test-redis-server.ts). */
+const withRedis = 'test/setup/test-redis-server.ts';
+
 export default defineConfig({
   test: {
     // The machines are shared and have 2 cores; deadline tests use generous margins.
@@ -19,8 +22,14 @@ export default defineConfig({
             'test/integration/**/*.test.ts',
             'test/adversarial/**/*.test.ts',
             'test/simulators/**/*.test.ts',
+            'test/hardening/**/*.test.ts',
           ],
+          globalSetup: [withRedis],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: [withRedis] },
       },
       {
         extends: true,
@@ -28,7 +37,7 @@ export default defineConfig({
           name: 'fault',
           include: ['test/fault-injection/**/*.test.ts'],
           // They run the production build as a child process: never a stale one.
-          globalSetup: ['test/harness/current-build.ts'],
+          globalSetup: [withRedis, 'test/harness/current-build.ts'],
         },
       },
     ],

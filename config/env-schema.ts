@@ -123,6 +123,13 @@ export const EnvSchema = z
     BREAKER_OPEN_SECONDS: integer(1, 3600).default(10),
 
     CORS_ORIGINS: origins.default([]),
+    /** A built frontend served at / from the gateway's own origin (contract section 1). */
+    STATIC_DIR: z.string().min(1).optional(),
+    /** Where a served page may load images from: the search service's image host. */
+    STATIC_IMG_SRC: z
+      .string()
+      .regex(/^[^;,\r\n]+$/, 'must be CSP source expressions separated by spaces')
+      .default("'self' data: https:"),
     /** Encrypts the chat API keys kept in sessions; unset means a random per-process key. */
     SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     SESSION_COOKIE_SECURE: z.stringbool({ error: 'must be true or false' }).default(true),
@@ -253,6 +260,7 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     loginPerClient: e.LOGIN_RATE_LIMIT_PER_CLIENT,
   },
   corsOrigins: e.CORS_ORIGINS,
+  staticSite: { dir: e.STATIC_DIR, imgSrc: e.STATIC_IMG_SRC },
   bodyLimitBytes: e.BODY_LIMIT_BYTES,
   bootstrapTimeoutMs: e.BOOTSTRAP_TIMEOUT_MS,
   client: {

@@ -3,8 +3,9 @@ import { startSimulators } from './start-simulators.js';
 /**
  * The simulated upstreams on their own, for the container stack's `simulators` service:
  * `SIM_HOST` (default 127.0.0.1), `SIM_SEARCH_PORT` (4001), `SIM_CHAT_PORT` (4002),
- * `SIM_SEARCH_CLIENT_TOKEN` (the token the search service expects) and
- * `SIM_SEARCH_PUBLIC_ORIGIN` (where its result links point, e.g. the address a browser uses).
+ * `SIM_IMAGE_PORT` (4003), `SIM_SEARCH_CLIENT_TOKEN` (the token the search service expects),
+ * `SIM_SEARCH_PUBLIC_ORIGIN` (where its result links point) and `SIM_IMAGE_PUBLIC_ORIGIN`
+ * (where image URLs point: the address a browser uses to reach the image host).
  */
 const env = process.env;
 const port = (value: string | undefined, fallback: number) =>
@@ -15,6 +16,8 @@ const sims = await startSimulators({
   host: env['SIM_HOST'] || '127.0.0.1',
   searchPort: port(env['SIM_SEARCH_PORT'], 4001),
   chatPort: port(env['SIM_CHAT_PORT'], 4002),
+  imagePort: port(env['SIM_IMAGE_PORT'], 4003),
+  ...(env['SIM_IMAGE_PUBLIC_ORIGIN'] ? { imagePublicOrigin: env['SIM_IMAGE_PUBLIC_ORIGIN'] } : {}),
   ...(env['SIM_SEARCH_PUBLIC_ORIGIN']
     ? { searchPublicOrigin: env['SIM_SEARCH_PUBLIC_ORIGIN'] }
     : {}),
@@ -25,6 +28,7 @@ process.stdout.write(
     msg: 'simulators listening',
     search: sims.searchOrigin,
     chat: sims.chatOrigin,
+    images: sims.imageOrigin,
     chatServiceAccount: admin.email,
   })}\n`,
 );

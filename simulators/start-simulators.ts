@@ -1,4 +1,5 @@
 import { createChatSimulator, type ChatSimulator } from './chat/chat-simulator.js';
+import { createImageHost } from './image-host.js';
 import { createSearchSimulator, type SearchSimulator } from './search/search-simulator.js';
 
 export interface RunningSimulators {
@@ -6,6 +7,8 @@ export interface RunningSimulators {
   chat: ChatSimulator;
   searchOrigin: string;
   chatOrigin: string;
+  /** Where product images load from (the search document's image host). */
+  imageOrigin: string;
   close(): Promise<void>;
 }
 
@@ -17,9 +20,15 @@ export async function startSimulators(options: {
   chatPort?: number;
   /** Origin the search service's links and `next` point at (its listening origin by default). */
   searchPublicOrigin?: string;
+  imagePort?: number;
+  /** Origin image URLs point at (the image host's listening origin by default). */
+  imagePublicOrigin?: string;
 }): Promise<RunningSimulators> {
+  const images = createImageHost();
+  const imageOrigin = await images.listen(options.imagePort ?? 0, options.host);
   const search = createSearchSimulator({
     clientToken: options.clientToken,
+    imageHost: options.imagePublicOrigin ?? imageOrigin,
     ...(options.searchPublicOrigin ? { publicOrigin: options.searchPublicOrigin } : {}),
   });
   const chat = createChatSimulator();
@@ -32,8 +41,9 @@ export async function startSimulators(options: {
     chat,
     searchOrigin,
     chatOrigin,
+    imageOrigin: options.imagePublicOrigin ?? imageOrigin,
     close: async () => {
-      await Promise.all([search.close(), chat.close()]);
+      await Promise.all([search.close(), chat.close(), images.close()]);
     },
   };
 }

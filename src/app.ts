@@ -10,6 +10,8 @@ export interface AppDependencies {
   /** Which hops' X-Forwarded-For decides `req.ip`: the same function the hit path uses. */
   trust: TrustFunction;
   bodyLimitBytes: number;
+  /** A built frontend (STATIC_DIR), served before the API's guards. */
+  site?: readonly RequestHandler[];
   /** Run on every /api request before bodies are read: CSRF, rate limits. */
   guards?: readonly RequestHandler[];
   /** Feature routers by mount path, e.g. `/api/search`. */
@@ -29,6 +31,7 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', deps.trust);
 
   app.use(createHealthRouter(deps.readiness));
+  for (const handler of deps.site ?? []) app.use(handler);
   for (const guard of deps.guards ?? []) app.use(guard);
   app.use(createBodyParsing(deps.bodyLimitBytes));
   for (const [path, router] of Object.entries(deps.routers)) app.use(path, router);

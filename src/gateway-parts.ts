@@ -24,6 +24,7 @@ import { chain, createEdge } from './http/edge.js';
 import { createHitPath } from './http/hit-path.js';
 import { createFailureLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
 import { createSessionCookie } from './http/session-cookie.js';
+import { createStaticSite } from './http/static-site.js';
 import { createRedisClient } from './redis/redis-client.js';
 import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
 import { createSecretScrubber } from './security/scrub-secrets.js';
@@ -221,6 +222,10 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     readiness,
     trust,
     bodyLimitBytes: config.bodyLimitBytes,
+    site:
+      config.staticSite.dir === undefined
+        ? []
+        : createStaticSite({ dir: config.staticSite.dir, imgSrc: config.staticSite.imgSrc }),
     guards: [
       createCsrfGuard({ allowedOrigins: config.corsOrigins }),
       createRateLimitGuard(limits.general, state),

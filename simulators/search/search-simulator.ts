@@ -16,6 +16,8 @@ export interface SearchSimulatorOptions {
   productCount?: number;
   /** Origin that result links and `next` point at; the listening origin when absent. */
   publicOrigin?: string;
+  /** The image host every image URL points at (search document 2.3). */
+  imageHost?: string;
 }
 
 /** One call of the redirect endpoint, as the service would record the traffic. */

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { inject } from 'vitest';
 
 /**
- * The machine's real Redis (CI starts one on loopback). Each test gateway gets its own key
- * prefix so parallel runs never collide; nothing here mocks Redis, and nothing skips when it
- * is missing: a test that needs Redis fails loudly without it.
+ * A real Redis: the private redis-server the suite's global setup started (or TEST_REDIS_URL).
+ * Each test gateway gets its own key prefix so parallel runs never collide; nothing here mocks
+ * Redis, and nothing skips when it is missing: a test that needs Redis fails loudly without it.
  */
-export const TEST_REDIS_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379/0';
+export const TEST_REDIS_URL = inject('redisUrl');
 
 export function uniquePrefix(): string {
   return `bff-test:${randomUUID()}:`;

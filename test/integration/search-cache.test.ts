@@ -107,7 +107,9 @@ describe('search cache in Redis', () => {
     await request(gw.app).get('/api/search?q=coffee&k=4').expect(200);
     const keys = await keysUnder(gw.inspector!, `${gw.prefix}search:`);
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatch(new RegExp(`^${gw.prefix}search:v2:json:relevance:upstream:[\\w-]{43}$`));
+    expect(keys[0]).toMatch(
+      new RegExp(`^${gw.prefix}search:v2:json:relevance:upstream:[\\w-]{43}$`),
+    );
     const ttl = await gw.inspector!.pttl(keys[0]!);
     expect(ttl).toBeGreaterThan(0);
     // TTL 60 s spread by the default ±10 % jitter, then the 3600 s stale-if-error window.
