@@ -1,0 +1,32 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startSimulators } from '../../simulators/start-simulators.js';
+
+/*
+ * The simulated upstreams for `npm run bench`, in their own process (pinned away from the
+ * server under test), with a control port that reports how many search calls arrived:
+ * the stampede row counts upstream calls across a burst.
+ * Usage: simulators-target <search token> <control port>
+ */
+
+const [token = 'bench-token', controlPort = '0'] = process.argv.slice(2);
+const sims = await startSimulators({ clientToken: token });
+const searches = () => sims.search.requests.filter((r) => r.pathname === '/v1/search').length;
+const control = createServer((req, res) => {
+  if (req.url === '/reset') sims.search.requests.length = 0;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ searches: searches() }));
+});
+// The simulator keeps every request it saw; the bench resets it between rows.
+control.listen(Number(controlPort), '127.0.0.1', () => {
+  const admin = sims.chat.credentials('administrator');
+  process.send?.({
+    event: 'listening',
+    controlPort: (control.address() as AddressInfo).port,
+    searchOrigin: sims.searchOrigin,
+    chatOrigin: sims.chatOrigin,
+    chatEmail: admin.email,
+    chatApiKey: admin.apiKey,
+  });
+});
+process.on('SIGTERM', () => void sims.close().then(() => process.exit(0)));
