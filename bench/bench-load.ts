@@ -39,6 +39,7 @@ export const hasWrk = (() => {
 
 /** wrk's Lua hook: every request gets `+<n>` on its query's first value (a new key). */
 const UNIQUE_LUA = `
+math.randomseed(os.time() + math.floor(os.clock() * 1000000))
 counter = 0
 request = function()
   counter = counter + 1

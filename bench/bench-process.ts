@@ -30,6 +30,12 @@ const CLOCK_TICKS = (() => {
   }
 })();
 
+/** Children still running: if the benchmark itself dies, they die with it. */
+const running = new Set<() => void>();
+process.once('exit', () => {
+  for (const reap of running) reap();
+});
+
 /** Starts `node <args>` (pinned to `core` when taskset exists) and waits for its ready notice. */
 export async function startProcess(
   args: readonly string[],
@@ -47,7 +53,7 @@ export async function startProcess(
   let errors = '';
   child.stderr?.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
   const reap = () => child.kill('SIGKILL');
-  process.once('exit', reap);
+  running.add(reap);
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${options.label} did not start: ${errors}`)),
@@ -78,7 +84,7 @@ export async function startProcess(
       return Number(kb ?? 0) / 1024;
     },
     async stop() {
-      process.off('exit', reap);
+      running.delete(reap);
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

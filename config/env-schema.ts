@@ -112,7 +112,7 @@ export const EnvSchema = z
     REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
     REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
     /** Byte budget of the in-process cache, counted as the stored entries' bytes. */
-    CACHE_MAX_BYTES: integer(64 * 1024, 1024 * 1024 * 1024).default(32 * 1024 * 1024),
+    CACHE_MAX_BYTES: integer(64 * 1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
     /** Spreads expiries of entries written together by up to ± this share of their TTL. */
     CACHE_TTL_JITTER_PERCENT: integer(0, 50).default(10),
     /** Upper bound of a Retry-After passed on from an upstream (contract section 3). */

@@ -97,7 +97,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   if (redis) {
     // With Redis, the only in-process cache layer is the bodies held in front of it.
     const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
-    cache = createRedisCacheStore({ redis, breaker: breaker('cache'), bodies, logger });
+    cache = createRedisCacheStore({ redis, breaker: breaker('cache'), logger });
     sessionStore = createRedisSessionStore({ redis, breaker: breaker('sessions'), logger });
     state = createRedisSharedState({
       redis,

@@ -2,8 +2,9 @@ import { LRUCache } from 'lru-cache';
 import type { Representation } from './cache-entry.js';
 
 /**
- * Recently seen bodies, kept in process in front of Redis so that a hit need not carry its
- * body over the wire again: the hit's one round trip sends the digest held here, and Redis
+ * Bodies read from Redis, kept in process in front of it so that the next hit need not carry
+ * its body over the wire again (a body enters when it is read, not when it is written: an
+ * answer nobody asks for twice costs no memory here): the hit's one round trip sends the digest held here, and Redis
  * leaves the body out when its entry still has that digest. A body is only ever served when
  * Redis has just confirmed it is current, so this layer adds no staleness at all. Bounded in
  * bytes (CACHE_MAX_BYTES); the least recently used bodies go first.

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createLogThrottle } from '../logging/log-throttle.js';
-import type { BodyLayer } from './body-layer.js';
 import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
@@ -12,8 +11,6 @@ export interface RedisCacheStoreOptions {
   /** The cache's own Redis breaker; while open, reads and writes skip Redis at once. */
   breaker: Breaker;
   logger: Logger;
-  /** Filled on every write, so the first hit after a miss already travels without its body. */
-  bodies: BodyLayer;
   now?: () => number;
 }
 
@@ -22,7 +19,7 @@ export interface RedisCacheStoreOptions {
  * command timeout, corrupt value) is a miss with one warning; requests never fail on it.
  */
 export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
-  const { redis, breaker, bodies, logger } = options;
+  const { redis, breaker, logger } = options;
   const now = options.now ?? Date.now;
   const throttle = createLogThrottle(logger);
   return {
@@ -48,7 +45,6 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       if (ttlMs <= 0) return;
       try {
         await breaker.run(() => redis.set(key, encodeEntry(entry), 'PX', ttlMs));
-        bodies.set(key, entry);
       } catch (error) {
         if (breaker.state !== 'open')
           throttle.warn('cache-write', { err: error, key }, 'cache write failed; entry dropped');

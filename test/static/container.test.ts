@@ -280,6 +280,13 @@ describe('Dockerfile', () => {
     expect(finalStage.filter((instruction) => instruction instanceof Entrypoint)).toEqual([]);
   });
 
+  it('when the gateway process starts, then it has the heap cap the benchmark measured (config/runtime.ts)', async () => {
+    const { GATEWAY_NODE_OPTIONS } = await import('../../config/runtime.js');
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts
+      .start;
+    expect(start).toBe(`node ${GATEWAY_NODE_OPTIONS} dist/src/main.js`);
+  });
+
   it("when the port is exposed, then it is the gateway's default PORT", () => {
     const exposed = ofKeyword(finalStage, 'EXPOSE').map((i) => i.getArgumentsContent());
     expect(exposed).toEqual([String(envDefault('PORT'))]);
