@@ -32,6 +32,8 @@ const GATEWAY_NODE_OPTIONS = (process.env['BENCH_GATEWAY_NODE_OPTIONS'] ?? PRODU
   .split(' ')
   .filter(Boolean);
 const LOAD_CORE = 1;
+/** Another build's entry (e.g. a checkout of an older commit) to compare against. */
+const GATEWAY_ENTRY = process.env['BENCH_GATEWAY_ENTRY'] ?? join(repoRoot(), 'dist/src/main.js');
 
 interface Row {
   name: string;
@@ -87,7 +89,7 @@ async function main(): Promise<void> {
     const gateway = async (label: string, extra: Record<string, string>) => {
       const port = await freePort();
       const p = keep(
-        await startProcess([...GATEWAY_NODE_OPTIONS, join(root, 'dist/src/main.js')], {
+        await startProcess([...GATEWAY_NODE_OPTIONS, GATEWAY_ENTRY], {
           env: gatewayEnv({ PORT: String(port), ...extra }),
           core: SERVER_CORE,
           label,
@@ -273,7 +275,7 @@ async function coldStampede(
 ) {
   const port = await freePort();
   keep(
-    await startProcess([join(root, 'dist/src/main.js')], {
+    await startProcess([...GATEWAY_NODE_OPTIONS, GATEWAY_ENTRY], {
       env: env({ PORT: String(port), REDIS_URL, REDIS_KEY_PREFIX: prefix }),
       core: SERVER_CORE,
       label: 'G5',
