@@ -96,6 +96,8 @@ export const ATTACKS: readonly Attack[] = [
       const sockets = (
         await Promise.all(Array.from({ length: 300 }, () => openSocket(gateway.url)))
       ).filter((s): s is Socket => s !== undefined);
+      // Read (and drop) whatever the gateway answers, so that its close is seen.
+      for (const socket of sockets) socket.resume();
       const request = 'GET /api/search?q=slow HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(1000);
       for (let i = 0; !stop(); i += 1) {
         for (const socket of sockets)

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { GATEWAY_NODE_OPTIONS } from '../../config/runtime.js';
 import {
   exitOf,
   freePort,
@@ -104,10 +105,12 @@ async function launch(entry: string, options: GatewayProcessOptions): Promise<Ga
   };
   // The IPC channel carries the gateway's 'listening' notice (main.ts): start-up is an event.
   const limit = options.openFilesLimit;
+  // As the container starts it (config/runtime.ts), so memory figures are production's.
+  const node = [process.execPath, GATEWAY_NODE_OPTIONS, entry];
   const [command, args] =
     limit === undefined
-      ? [process.execPath, [entry]]
-      : ['prlimit', [`--nofile=${limit}:${limit}`, '--', process.execPath, entry]];
+      ? [node[0]!, node.slice(1)]
+      : ['prlimit', [`--nofile=${limit}:${limit}`, '--', ...node]];
   const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   const output = tail(child);
   let exitStatus: ExitStatus | undefined;
