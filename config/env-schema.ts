@@ -123,6 +123,12 @@ export const EnvSchema = z
     BREAKER_OPEN_SECONDS: integer(1, 3600).default(10),
 
     CORS_ORIGINS: origins.default([]),
+    /** Prometheus metrics at GET /metrics (contract section 6). */
+    METRICS: z.enum(['on', 'off']).default('on'),
+    /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** When set, /healthz, /readyz and /metrics are served on this port only, outside MAX_CONNECTIONS. */
+    OPS_PORT: integer(0, 65_535).optional(),
     /** A built frontend served at / from the gateway's own origin (contract section 1). */
     STATIC_DIR: z.string().min(1).optional(),
     /** Where a served page may load images from: the search service's image host. */
@@ -260,6 +266,8 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     loginPerClient: e.LOGIN_RATE_LIMIT_PER_CLIENT,
   },
   corsOrigins: e.CORS_ORIGINS,
+  metrics: { enabled: e.METRICS === 'on', token: e.METRICS_TOKEN },
+  opsPort: e.OPS_PORT,
   staticSite: { dir: e.STATIC_DIR, imgSrc: e.STATIC_IMG_SRC },
   bodyLimitBytes: e.BODY_LIMIT_BYTES,
   bootstrapTimeoutMs: e.BOOTSTRAP_TIMEOUT_MS,

@@ -11,6 +11,9 @@ const env = process.env;
 const port = (value: string | undefined, fallback: number) =>
   value === undefined || value === '' ? fallback : Number(value);
 
+let stop: () => void = () => process.exit(0);
+process.once('SIGTERM', () => stop());
+process.once('SIGINT', () => stop());
 const sims = await startSimulators({
   clientToken: env['SIM_SEARCH_CLIENT_TOKEN'] || 'demo-search-token',
   host: env['SIM_HOST'] || '127.0.0.1',
@@ -32,6 +35,4 @@ process.stdout.write(
     chatServiceAccount: admin.email,
   })}\n`,
 );
-const stop = () => void sims.close().then(() => process.exit(0));
-process.once('SIGTERM', stop);
-process.once('SIGINT', stop);
+stop = () => void sims.close().then(() => process.exit(0));

@@ -1,12 +1,11 @@
 import express, { type Express, type RequestHandler } from 'express';
-import type { Readiness } from './health/readiness.js';
 import { createBodyParsing } from './http/body-parsing.js';
 import type { TrustFunction } from './http/client-address.js';
 import { createErrorHandler, createNotFound } from './http/error-handler.js';
-import { createHealthRouter } from './http/health-router.js';
 
 export interface AppDependencies {
-  readiness: Readiness;
+  /** Health, readiness and metrics: here, unless OPS_PORT serves them on a listener of their own. */
+  ops?: RequestHandler;
   /** Which hops' X-Forwarded-For decides `req.ip`: the same function the hit path uses. */
   trust: TrustFunction;
   bodyLimitBytes: number;
@@ -19,7 +18,8 @@ export interface AppDependencies {
 }
 
 /**
- * Builds the Express app: health, guards, body parsing, routers, 404 and the error handler.
+ * Builds the Express app: operations routes, the served frontend, guards, body parsing,
+ * routers, 404 and the error handler.
  * Never listens. What every request gets whoever answers it (request id, log line, security
  * headers, CORS) is the edge's, in front of it (http/edge.ts).
  */
@@ -30,11 +30,22 @@ export function createApp(deps: AppDependencies): Express {
   app.set('etag', false);
   app.set('trust proxy', deps.trust);
 
-  app.use(createHealthRouter(deps.readiness));
+  if (deps.ops) app.use(deps.ops);
   for (const handler of deps.site ?? []) app.use(handler);
   for (const guard of deps.guards ?? []) app.use(guard);
   app.use(createBodyParsing(deps.bodyLimitBytes));
   for (const [path, router] of Object.entries(deps.routers)) app.use(path, router);
+  app.use(createNotFound());
+  app.use(createErrorHandler());
+  return app;
+}
+
+/** The operations listener's app (OPS_PORT): health, readiness and metrics, nothing else. */
+export function createOpsApp(ops: RequestHandler): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(ops);
   app.use(createNotFound());
   app.use(createErrorHandler());
   return app;

@@ -3,7 +3,8 @@ import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
-import { createApp } from './app.js';
+import { Router } from 'express';
+import { createApp, createOpsApp } from './app.js';
 import { createBodyLayer } from './cache/body-layer.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
@@ -18,8 +19,13 @@ import {
 import { CHAT_ROUTE, createChatFeature } from './features/chat/chat-feature.js';
 import { createSearchFeature, SEARCH_ROUTE } from './features/search/search-feature.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
+import { createMetrics } from './observability/metrics.js';
+import { resourceOf } from './cache/cache-resource.js';
+import { createGatewayStores } from './gateway-stores.js';
 import { compileTrust } from './http/client-address.js';
 import { createCsrfGuard } from './http/csrf-guard.js';
+import { createHealthRouter } from './http/health-router.js';
+import { createMetricsRouter } from './http/metrics-router.js';
 import { chain, createEdge } from './http/edge.js';
 import { createHitPath } from './http/hit-path.js';
 import { createFailureLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
@@ -44,8 +50,10 @@ import { createSearchStatus } from './upstreams/search/search-status.js';
 
 /** Everything the gateway is made of, built from configuration, not yet connected. */
 export interface GatewayParts {
-  /** Edge, hit path, then the app: what the listener serves. */
+  /** Edge, hit path, then the app: what the public listener serves. */
   handler: RequestListener;
+  /** What OPS_PORT's listener serves (health, readiness, metrics), when it is set. */
+  opsHandler: RequestListener | undefined;
   readiness: Readiness;
   loader: CachedLoader;
   cache: CacheStore;
@@ -68,54 +76,14 @@ const UPSTREAM_CONNECTIONS = 64;
  * open and in which order everything closes.
  */
 export function createGatewayParts(config: Config, logger: Logger): GatewayParts {
-  const redis =
-    config.redis.url === undefined
-      ? undefined
-      : createRedisClient({ ...config.redis, url: config.redis.url, logger });
-  // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
-  // take sessions or rate limits down with it. Three failures and that use skips Redis for a
-  // second rather than paying its command timeout on every request.
-  const redisBreaker = (use: string) =>
-    createBreaker({
-      name: `redis-${use}`,
-      thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
-      logger,
-      isFailure: () => true,
-      openError: () => new Error(`redis (${use}) circuit open`),
-    });
-  const breakers: Breaker[] = [];
-  const breaker = (use: string) => {
-    const made = redisBreaker(use);
-    breakers.push(made);
-    return made;
-  };
-
-  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS });
-  let cache: CacheStore;
-  let sessionStore: SessionStore;
-  let state: SharedState;
-  if (redis) {
-    // With Redis, the only in-process cache layer is the bodies held in front of it.
-    const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
-    cache = createRedisCacheStore({ redis, breaker: breaker('cache'), logger });
-    sessionStore = createRedisSessionStore({ redis, breaker: breaker('sessions'), logger });
-    state = createRedisSharedState({
-      redis,
-      breaker: breaker('limits'),
-      fallback: counters,
-      bodies,
-      logger,
-    });
-  } else {
-    cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
-    const memorySessions = createMemorySessionStore({ maxSessions: config.session.memoryMax });
-    sessionStore = memorySessions;
-    state = createMemorySharedState({ counters, cache, exists: (key) => memorySessions.has(key) });
-  }
+  const stores = createGatewayStores(config, logger);
+  const { cache, state } = stores;
+  const metrics = createMetrics({ enabled: config.metrics.enabled });
   const loader = createCachedLoader({
     store: cache,
     logger,
     ttlJitterRatio: config.cacheTtlJitterRatio,
+    onRead: (key, result) => metrics.countCache(resourceOf(key), result),
   });
 
   const upstream = (source: 'search' | 'chat', section: Config['search'] | Config['chat']) =>
@@ -131,6 +99,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
       logger,
       maxResponseBytes: config.upstreamLimits.maxResponseBytes,
       connections: UPSTREAM_CONNECTIONS,
+      metrics,
     });
   const searchUpstream = upstream('search', config.search);
   const chatUpstream = upstream('chat', config.chat);
@@ -142,7 +111,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   });
   const sessionMode = config.chat.authMode === 'session';
   const sessions = createSessionManager({
-    store: sessionStore,
+    store: stores.sessions,
     // Service mode never opens a session: no key to configure, nothing to warn about.
     sealer: createSessionSealer(
       sessionMode
@@ -218,8 +187,22 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     { name: 'search', check: circuitCheck(searchUpstream.breaker) },
     { name: 'chat', check: circuitCheck(chatUpstream.breaker) },
   ]);
+  // Health, readiness and metrics: on the public listener, or on OPS_PORT's alone.
+  const ops = Router()
+    .use(createHealthRouter(readiness))
+    .use(
+      metrics.enabled
+        ? createMetricsRouter({ metrics, token: config.metrics.token })
+        : (_req: unknown, _res: unknown, next: () => void) => next(),
+    );
+  metrics.watchBreakers({
+    search: searchUpstream.breaker,
+    chat: chatUpstream.breaker,
+    ...stores.breakers,
+  });
+  const separateOps = config.opsPort !== undefined;
   const app: RequestListener = createApp({
-    readiness,
+    ...(separateOps ? {} : { ops }),
     trust,
     bodyLimitBytes: config.bodyLimitBytes,
     site:
@@ -236,21 +219,34 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     logger,
     corsOrigins: config.corsOrigins,
     isDraining: () => readiness.draining,
+    metrics,
+    site: config.staticSite.dir !== undefined,
   });
   const hits = createHitPath({
     routes: [search.cachedRoute, ...chat.cachedRoutes],
     state,
     policies: limits.general,
+    onHit: (key) => metrics.countCache(resourceOf(key), 'hit'),
   });
 
+  const opsEdge = createEdge({
+    logger,
+    corsOrigins: [],
+    isDraining: () => readiness.draining,
+    metrics,
+    site: false,
+  });
   return {
     handler: chain([edge, hits], app),
+    opsHandler: separateOps
+      ? chain([opsEdge], createOpsApp(ops) as unknown as RequestListener)
+      : undefined,
     readiness,
     loader,
     cache,
-    redis,
+    redis: stores.redis,
     upstreams: [searchUpstream, chatUpstream],
-    breakers,
+    breakers: Object.values(stores.breakers),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { RequestListener, Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.js';
@@ -23,6 +24,8 @@ export interface Gateway {
   start(): Promise<void>;
   /** `http://host:port` it listens on; throws before start(). */
   readonly url: string;
+  /** The operations listener's `http://host:port` (OPS_PORT), when there is one. */
+  readonly opsUrl: string | undefined;
   readonly server: Server;
   /**
    * Graceful stop: /readyz turns 503 at once; new connections are still accepted for the drain
@@ -52,6 +55,10 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
     logger,
   });
   let url: string | undefined;
+  let opsUrl: string | undefined;
+  // OPS_PORT: probes and scrapes on a listener of their own, outside MAX_CONNECTIONS, so they
+  // are answered while the public port is flooded (contract section 1).
+  const ops = parts.opsHandler ? createServer(parts.opsHandler) : undefined;
 
   async function connect(): Promise<void> {
     if (!parts.redis) {
@@ -87,6 +94,9 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
       if (url === undefined) throw new Error('the gateway is not listening');
       return url;
     },
+    get opsUrl() {
+      return opsUrl;
+    },
     async start() {
       if (
         config.shutdownDrainDelayMs + config.longestUpstreamDeadlineMs >=
@@ -97,7 +107,11 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
         );
       }
       await connect();
+      // A stop that began while Redis was connecting wins: nothing starts listening after it.
+      if (parts.readiness.draining) return;
       url = await http.listen(config.port, config.host);
+      if (ops && config.opsPort !== undefined)
+        opsUrl = await listen(ops, config.opsPort, config.host);
       logger.info({ maxConnections }, 'client connections capped');
     },
     async stop() {
@@ -114,8 +128,24 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
       })();
       const clean = await Promise.race([drained, hardDeadline]);
       if (!clean) http.destroyAll();
+      if (ops?.listening) {
+        ops.closeAllConnections();
+        await new Promise<void>((resolve) => ops.close(() => resolve()));
+      }
       await close(!clean);
       return clean;
     },
   };
+}
+
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${shown}:${address.port}`);
+    });
+  });
 }

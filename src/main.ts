@@ -18,11 +18,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  await gateway.start();
-  logger.info({ url: gateway.url }, 'gateway listening');
-  // A parent with an IPC channel (a supervisor, the fault tests) learns it is up as an event.
-  process.send?.({ event: 'listening', url: gateway.url });
-
+  // Signals are handled before anything is announced: a supervisor that stops the gateway the
+  // moment it is ready must get a graceful stop, never the default kill.
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -35,6 +32,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
+
+  await gateway.start();
+  logger.info({ url: gateway.url }, 'gateway listening');
+  // A parent with an IPC channel (a supervisor, the fault tests) learns it is up as an event.
+  process.send?.({ event: 'listening', url: gateway.url });
 }
 
 await main();

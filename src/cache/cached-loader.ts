@@ -47,6 +47,8 @@ export interface CachedLoaderOptions {
   ttlJitterRatio?: number;
   now?: () => number;
   random?: () => number;
+  /** Told how every read was answered (the cache metrics). */
+  onRead?: (key: string, result: 'hit' | 'miss' | 'stale') => void;
 }
 
 export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
@@ -97,47 +99,61 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
 
   return {
     async get(key, windows, load, call = {}) {
-      const entry = call.known === undefined ? await store.get(key) : call.known.entry;
-      const t = now();
-      if (entry && t < entry.freshUntil) {
-        return {
-          representation: entry,
-          cacheStatus: 'HIT',
-          cacheStatusParams: hitParams(entry.freshUntil, t),
-        };
-      }
-      if (entry && t < entry.staleUntil) {
-        refreshInBackground(key, windows, load);
-        return {
-          representation: entry,
-          cacheStatus: 'STALE',
-          // RFC 9211: a negative ttl is a stale answer; the refresh runs behind it.
-          cacheStatusParams: `hit; ttl=${Math.floor((entry.freshUntil - t) / 1000)}`,
-        };
-      }
-      const { loaded, collapsed } = loadOnce(key, windows, load);
-      try {
-        return {
-          representation: await loaded,
-          cacheStatus: 'MISS',
-          cacheStatusParams: collapsed ? 'fwd=miss; collapsed' : 'fwd=miss; stored',
-        };
-      } catch (error) {
-        if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
-          (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
-          return {
-            representation: entry,
-            cacheStatus: 'STALE',
-            cacheStatusParams: `fwd=stale; fwd-status=${statusOf(error.code)}`,
-          };
-        }
-        throw error;
-      }
+      const cached = await answer(key, windows, load, call);
+      options.onRead?.(
+        key,
+        cached.cacheStatus === 'HIT' ? 'hit' : cached.cacheStatus === 'STALE' ? 'stale' : 'miss',
+      );
+      return cached;
     },
     async settled() {
       await Promise.allSettled([...inflight.values(), ...writes]);
     },
   };
+
+  async function answer(
+    key: string,
+    windows: CacheWindows,
+    load: () => Promise<Representation>,
+    call: LoaderCall,
+  ): Promise<Cached> {
+    const entry = call.known === undefined ? await store.get(key) : call.known.entry;
+    const t = now();
+    if (entry && t < entry.freshUntil) {
+      return {
+        representation: entry,
+        cacheStatus: 'HIT',
+        cacheStatusParams: hitParams(entry.freshUntil, t),
+      };
+    }
+    if (entry && t < entry.staleUntil) {
+      refreshInBackground(key, windows, load);
+      return {
+        representation: entry,
+        cacheStatus: 'STALE',
+        // RFC 9211: a negative ttl is a stale answer; the refresh runs behind it.
+        cacheStatusParams: `hit; ttl=${Math.floor((entry.freshUntil - t) / 1000)}`,
+      };
+    }
+    const { loaded, collapsed } = loadOnce(key, windows, load);
+    try {
+      return {
+        representation: await loaded,
+        cacheStatus: 'MISS',
+        cacheStatusParams: collapsed ? 'fwd=miss; collapsed' : 'fwd=miss; stored',
+      };
+    } catch (error) {
+      if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
+        (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
+        return {
+          representation: entry,
+          cacheStatus: 'STALE',
+          cacheStatusParams: `fwd=stale; fwd-status=${statusOf(error.code)}`,
+        };
+      }
+      throw error;
+    }
+  }
 }
 
 function toEntry(

@@ -1,5 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
+import type { Metrics } from '../observability/metrics.js';
+import { routeTemplate } from '../observability/route-templates.js';
 import { assignRequestId } from './request-id.js';
 import { createRequestLogger } from './request-logger.js';
 import { createSecurity } from './security.js';
@@ -17,10 +20,28 @@ export function createEdge(options: {
   logger: Logger;
   corsOrigins: readonly string[];
   isDraining(): boolean;
+  metrics: Metrics;
+  /** Whether a frontend is served (STATIC_DIR): its paths get their own route label. */
+  site: boolean;
 }): Stage {
   const log = createRequestLogger(options.logger);
   const security = createSecurity({ corsOrigins: options.corsOrigins });
+  const { metrics } = options;
   return (req, res, next) => {
+    if (metrics.enabled) {
+      const started = performance.now();
+      // Captured now: Express rewrites req.url while a mounted router runs.
+      const url = req.url ?? '/';
+      res.once('finish', () => {
+        const route = routeTemplate(url, options.site);
+        metrics.observeRequest(
+          req.method ?? 'GET',
+          route,
+          res.statusCode,
+          (performance.now() - started) / 1000,
+        );
+      });
+    }
     assignRequestId(req, res);
     // While draining, every response tells the client to take its next request elsewhere.
     if (options.isDraining()) res.setHeader('Connection', 'close');

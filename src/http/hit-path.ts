@@ -31,6 +31,8 @@ export function createHitPath(options: {
   state: SharedState;
   /** The general rate limits: the same ones the app's guard enforces. */
   policies: readonly RateLimitPolicy[];
+  /** Told of every hit it answers (the cache metrics). */
+  onHit?: (key: string) => void;
   now?: () => number;
 }): Stage {
   const now = options.now ?? Date.now;
@@ -55,6 +57,7 @@ export function createHitPath(options: {
         return;
       }
       for (const [name, value] of verdict.headers) res.setHeader(name, value);
+      options.onHit?.(key);
       sendRepresentation(req, res, entry, {
         cacheStatus: 'HIT',
         cacheStatusParams: hitParams(entry.freshUntil, t),

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -161,7 +160,7 @@ describe('a stop with keep-alive clients', () => {
           next.filter((outcome) => outcome === 'ECONNRESET' || outcome === 'socket hang up'),
         ).toEqual([]);
         const exit = await gateway.exit;
-        expect(exit.code, logTail(gateway.output())).toBe(0);
+        expect(exit.code, `${JSON.stringify(exit)} ${logTail(gateway.output())}`).toBe(0);
       } finally {
         for (const agent of clients) agent.destroy();
         await gateway.dispose();
@@ -182,12 +181,13 @@ describe('a stop with keep-alive clients', () => {
       });
       const idle = await openSocket(gateway.url);
       idle.on('error', () => undefined);
-      const closedByServer = once(idle, 'close');
+      // Closed by the gateway (a FIN or a reset: either way the client learns at once).
+      const closedByServer = new Promise((resolve) => idle.once('close', resolve));
       const signalled = Date.now();
       gateway.signal('SIGTERM');
       const exit = await gateway.exit;
       await closedByServer;
-      expect(exit.code, logTail(gateway.output())).toBe(0);
+      expect(exit.code, `${JSON.stringify(exit)} ${logTail(gateway.output())}`).toBe(0);
       expect(exit.at - signalled).toBeLessThan(3000);
     },
     SCENARIO_TIMEOUT_MS,

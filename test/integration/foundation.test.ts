@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { RequestListener } from 'node:http';
 import { createApp } from '../../src/app.js';
 import { createReadiness } from '../../src/health/readiness.js';
+import { createHealthRouter } from '../../src/http/health-router.js';
+import { createMetrics } from '../../src/observability/metrics.js';
 import { compileTrust } from '../../src/http/client-address.js';
 import { chain, createEdge } from '../../src/http/edge.js';
 import { createLogCapture } from '../helpers/log-capture.js';
@@ -24,9 +26,11 @@ function shell() {
     logger: logs.logger,
     corsOrigins: ['https://app.example.test'],
     isDraining: () => readiness.draining,
+    metrics: createMetrics({ enabled: false }),
+    site: false,
   });
   const inner = createApp({
-    readiness,
+    ops: createHealthRouter(readiness),
     trust: compileTrust(false),
     bodyLimitBytes: 1024,
     routers: { '/api/test': failing },

@@ -21,6 +21,7 @@ export function createSearchRedirect(options: {
     const raw = req.originalUrl;
     const question = raw.indexOf('?');
     return options.upstream.proxy(req, res, {
+      operation: 'redirect',
       path: `/v1/url${question < 0 ? '' : raw.slice(question)}`,
       forwardHeaders: FORWARDED_HEADERS,
       requestId: req.id,

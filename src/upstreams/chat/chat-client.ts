@@ -116,6 +116,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     // POST are sent once (a retried deletion could report 404 for its own success).
     const read = request.method === 'GET';
     return options.upstream.call({
+      operation,
       method: request.method,
       path: `${api}${request.path}`,
       headers,

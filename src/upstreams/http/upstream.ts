@@ -5,6 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createProxyMiddleware, proxyEventsPlugin } from 'http-proxy-middleware';
 import type { Logger } from 'pino';
@@ -12,6 +13,7 @@ import { Pool } from 'undici';
 import type { BreakerThresholds } from '../../../config/load-config.js';
 import { AppError } from '../../errors/app-error.js';
 import { isUpstreamFault } from '../../errors/upstream-failure.js';
+import { outcomeOf, type Metrics } from '../../observability/metrics.js';
 import { createBreaker, type Breaker } from '../../resilience/circuit-breaker.js';
 import { toTransportError, type UpstreamSource, SERVICE_NAME } from './transport-errors.js';
 
@@ -28,6 +30,8 @@ export interface UpstreamOptions {
   maxResponseBytes: number;
   /** Connections kept to this upstream at most (JSON pool and proxy agent each). */
   connections: number;
+  /** Every call's duration and outcome go to gateway_upstream_request_duration_seconds. */
+  metrics: Metrics;
 }
 
 export interface UpstreamResponse {
@@ -38,6 +42,8 @@ export interface UpstreamResponse {
 }
 
 export interface UpstreamCall<T> {
+  /** What the call is for, as the metrics' `operation` label says it (e.g. `search`, `drafts`). */
+  operation: string;
   method: 'GET' | 'POST' | 'DELETE';
   /** Path and query below the base URL, already encoded: the pool fixes the origin. */
   path: string;
@@ -59,6 +65,7 @@ export interface UpstreamCall<T> {
 }
 
 export interface ProxyCall {
+  operation: string;
   /** Path and query below the base URL, exactly as they go on the wire. */
   path: string;
   /** Request headers that may travel (lower case); every other one is dropped. */
@@ -243,11 +250,30 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     });
   }
 
+  /** Runs a call through the breaker, recording its duration and outcome. */
+  async function measured<T>(operation: string, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let outcome = 'success';
+    try {
+      return await breaker.run(run);
+    } catch (error) {
+      outcome = outcomeOf(error);
+      throw error;
+    } finally {
+      options.metrics.observeUpstream(
+        source,
+        operation,
+        outcome,
+        (performance.now() - started) / 1000,
+      );
+    }
+  }
+
   return {
     source,
     breaker,
-    call: (call) => breaker.run(async () => call.accept(await attempt(call))),
-    proxy: (req, res, call) => breaker.run(() => proxyOnce(req, res, call)),
+    call: (call) => measured(call.operation, async () => call.accept(await attempt(call))),
+    proxy: (req, res, call) => measured(call.operation, () => proxyOnce(req, res, call)),
     async close(closing = {}) {
       breaker.shutdown();
       agent.destroy();

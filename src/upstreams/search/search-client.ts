@@ -52,6 +52,7 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
   return {
     search: (call) =>
       upstream.call({
+        operation: 'search',
         method: 'GET',
         path: `/v1/search?${call.query}`,
         headers: {

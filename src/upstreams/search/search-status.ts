@@ -25,6 +25,7 @@ export function createSearchStatus(options: {
   const probe = () =>
     options.upstream
       .call({
+        operation: 'status',
         method: 'GET',
         path: '/v1/status',
         headers: { 'service-client-token': options.clientToken },

@@ -1,0 +1,66 @@
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import { createBodyLayer } from './cache/body-layer.js';
+import type { CacheStore } from './cache/cache-store.js';
+import { createMemoryCacheStore } from './cache/memory-cache-store.js';
+import { createRedisCacheStore } from './cache/redis-cache-store.js';
+import { createRedisClient } from './redis/redis-client.js';
+import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
+import { createMemorySessionStore } from './sessions/memory-session-store.js';
+import { createRedisSessionStore } from './sessions/redis-session-store.js';
+import type { SessionStore } from './sessions/session-store.js';
+import { createMemoryCounters } from './state/memory-counters.js';
+import { createMemorySharedState } from './state/memory-shared-state.js';
+import { createRedisSharedState } from './state/redis-shared-state.js';
+import type { SharedState } from './state/shared-state.js';
+
+/** Where the gateway keeps what requests share: Redis when configured, else this process. */
+export interface GatewayStores {
+  redis: Redis | undefined;
+  cache: CacheStore;
+  sessions: SessionStore;
+  state: SharedState;
+  /** The breakers of each use of Redis, by name (none without Redis). */
+  breakers: Record<string, Breaker>;
+}
+
+/** Counters kept in process at most (each a client address or a live session). */
+const MAX_MEMORY_COUNTERS = 100_000;
+
+export function createGatewayStores(config: Config, logger: Logger): GatewayStores {
+  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS });
+  if (config.redis.url === undefined) {
+    const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
+    const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax });
+    const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
+    return { redis: undefined, cache, sessions, state, breakers: {} };
+  }
+  const redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
+  // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
+  // take sessions or rate limits down with it. Three failures and that use skips Redis for a
+  // second rather than paying its command timeout on every request.
+  const breakers: Record<string, Breaker> = {};
+  const breaker = (use: string) =>
+    (breakers[`redis-${use}`] = createBreaker({
+      name: `redis-${use}`,
+      thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
+      logger,
+      isFailure: () => true,
+      openError: () => new Error(`redis (${use}) circuit open`),
+    }));
+  return {
+    redis,
+    cache: createRedisCacheStore({ redis, breaker: breaker('cache'), logger }),
+    sessions: createRedisSessionStore({ redis, breaker: breaker('sessions'), logger }),
+    state: createRedisSharedState({
+      redis,
+      breaker: breaker('limits'),
+      fallback: counters,
+      // With Redis, the only in-process cache layer is the bodies held in front of it.
+      bodies: createBodyLayer({ maxBytes: config.cacheMaxBytes }),
+      logger,
+    }),
+    breakers,
+  };
+}

@@ -1,0 +1,115 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isAppError } from '../errors/app-error.js';
+import { statusOf } from '../errors/to-problem.js';
+import type { Breaker } from '../resilience/circuit-breaker.js';
+
+export type CacheResult = 'hit' | 'miss' | 'stale';
+export type CacheResource = 'search' | 'channel_folders';
+
+/**
+ * The gateway's Prometheus metrics (contract section 6), one registry per gateway. When turned
+ * off (METRICS=off) every recording is a no-op and /metrics is not served.
+ */
+export interface Metrics {
+  readonly enabled: boolean;
+  readonly contentType: string;
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  observeUpstream(upstream: string, operation: string, outcome: string, seconds: number): void;
+  countCache(resource: CacheResource, result: CacheResult): void;
+  /** Breakers whose state the gauge reports at each scrape. */
+  watchBreakers(breakers: Readonly<Record<string, Breaker>>): void;
+  render(): Promise<string>;
+}
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+const BREAKER_STATE = { closed: 0, 'half-open': 1, open: 2 } as const;
+
+/**
+ * What became of an upstream call, as the `outcome` label says it (the README lists them):
+ * success, client_error (the upstream refused the caller's input), rate_limited, timeout,
+ * unavailable, error (a 5xx), bad_response, auth_failed, circuit_open, local_error.
+ */
+export function outcomeOf(error: unknown): string {
+  if (!isAppError(error)) return 'local_error';
+  switch (error.code) {
+    case 'RATE_LIMITED':
+      return 'rate_limited';
+    case 'UPSTREAM_TIMEOUT':
+      return 'timeout';
+    case 'UPSTREAM_UNAVAILABLE':
+      return 'unavailable';
+    case 'UPSTREAM_ERROR':
+      return 'error';
+    case 'UPSTREAM_BAD_RESPONSE':
+      return 'bad_response';
+    case 'UPSTREAM_AUTH_FAILED':
+      return 'auth_failed';
+    case 'SERVICE_UNAVAILABLE':
+      return error.source === 'gateway' ? 'local_error' : 'circuit_open';
+    default:
+      return statusOf(error.code) < 500 ? 'client_error' : 'local_error';
+  }
+}
+
+export function createMetrics(options: { enabled: boolean }): Metrics {
+  const registry = new Registry();
+  if (!options.enabled) {
+    return {
+      enabled: false,
+      contentType: registry.contentType,
+      observeRequest: () => undefined,
+      observeUpstream: () => undefined,
+      countCache: () => undefined,
+      watchBreakers: () => undefined,
+      render: () => Promise.resolve(''),
+    };
+  }
+  collectDefaultMetrics({ register: registry });
+  const requests = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP requests the gateway answered, by route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const upstreams = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Duration of calls to an upstream service, by operation and outcome.',
+    labelNames: ['upstream', 'operation', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: 'gateway_cache_requests_total',
+    help: 'Cached reads, by resource and result.',
+    labelNames: ['resource', 'result'] as const,
+    registers: [registry],
+  });
+  const watched: Record<string, Breaker> = {};
+  new Gauge({
+    name: 'gateway_circuit_breaker_state',
+    help: 'State of each circuit breaker: 0 closed, 1 half-open, 2 open.',
+    labelNames: ['breaker'] as const,
+    registers: [registry],
+    collect() {
+      for (const [name, breaker] of Object.entries(watched)) {
+        this.set({ breaker: name }, BREAKER_STATE[breaker.state]);
+      }
+    },
+  });
+  return {
+    enabled: true,
+    contentType: registry.contentType,
+    observeRequest(method, route, status, seconds) {
+      const label = METHODS.has(method) ? method : 'other';
+      requests.observe({ method: label, route, status: String(status) }, seconds);
+    },
+    observeUpstream: (upstream, operation, outcome, seconds) =>
+      upstreams.observe({ upstream, operation, outcome }, seconds),
+    countCache: (resource, result) => cache.inc({ resource, result }),
+    watchBreakers(breakers) {
+      Object.assign(watched, breakers);
+    },
+    render: () => registry.metrics(),
+  };
+}
