@@ -3,13 +3,9 @@ import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
-import { Router } from 'express';
 import { createApp, createOpsApp } from './app.js';
-import { createBodyLayer } from './cache/body-layer.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
-import { createMemoryCacheStore } from './cache/memory-cache-store.js';
-import { createRedisCacheStore } from './cache/redis-cache-store.js';
 import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
 import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
 import {
@@ -24,26 +20,17 @@ import { resourceOf } from './cache/cache-resource.js';
 import { createGatewayStores } from './gateway-stores.js';
 import { compileTrust } from './http/client-address.js';
 import { createCsrfGuard } from './http/csrf-guard.js';
-import { createHealthRouter } from './http/health-router.js';
-import { createMetricsRouter } from './http/metrics-router.js';
+import { createOpsRouter } from './http/ops-router.js';
 import { chain, createEdge } from './http/edge.js';
 import { createHitPath } from './http/hit-path.js';
 import { createFailureLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
 import { createSessionCookie } from './http/session-cookie.js';
 import { createStaticSite } from './http/static-site.js';
-import { createRedisClient } from './redis/redis-client.js';
-import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
+import type { Breaker } from './resilience/circuit-breaker.js';
 import { createSecretScrubber } from './security/scrub-secrets.js';
 import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
-import { createMemorySessionStore } from './sessions/memory-session-store.js';
-import { createRedisSessionStore } from './sessions/redis-session-store.js';
 import { createSessionSealer } from './sessions/session-crypto.js';
 import { createSessionManager } from './sessions/session-manager.js';
-import type { SessionStore } from './sessions/session-store.js';
-import { createMemoryCounters } from './state/memory-counters.js';
-import { createMemorySharedState } from './state/memory-shared-state.js';
-import { createRedisSharedState } from './state/redis-shared-state.js';
-import type { SharedState } from './state/shared-state.js';
 import { createChatClient } from './upstreams/chat/chat-client.js';
 import { createUpstream, type Upstream } from './upstreams/http/upstream.js';
 import { createSearchStatus } from './upstreams/search/search-status.js';
@@ -63,8 +50,6 @@ export interface GatewayParts {
   breakers: readonly Breaker[];
 }
 
-/** Counters kept in process at most (each a client address or a live session). */
-const MAX_MEMORY_COUNTERS = 100_000;
 /** The search service's status is probed at most this often (contract section 2.1: within 5 s). */
 const SEARCH_STATUS_INTERVAL_MS = 5000;
 /** Connections kept to each upstream at most. */
@@ -188,13 +173,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     { name: 'chat', check: circuitCheck(chatUpstream.breaker) },
   ]);
   // Health, readiness and metrics: on the public listener, or on OPS_PORT's alone.
-  const ops = Router()
-    .use(createHealthRouter(readiness))
-    .use(
-      metrics.enabled
-        ? createMetricsRouter({ metrics, token: config.metrics.token })
-        : (_req: unknown, _res: unknown, next: () => void) => next(),
-    );
+  const ops = createOpsRouter({ readiness, metrics, metricsToken: config.metrics.token });
   metrics.watchBreakers({
     search: searchUpstream.breaker,
     chat: chatUpstream.breaker,
@@ -238,9 +217,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   });
   return {
     handler: chain([edge, hits], app),
-    opsHandler: separateOps
-      ? chain([opsEdge], createOpsApp(ops) as unknown as RequestListener)
-      : undefined,
+    opsHandler: separateOps ? chain([opsEdge], createOpsApp(ops)) : undefined,
     readiness,
     loader,
     cache,
