@@ -6,6 +6,8 @@ import { createErrorHandler, createNotFound } from './http/error-handler.js';
 export interface AppDependencies {
   /** Health, readiness and metrics: here, unless OPS_PORT serves them on a listener of their own. */
   ops?: RequestHandler;
+  /** `/openapi.json` and `/docs`: public, before the frontend's fallback and the API's guards. */
+  docs?: RequestHandler;
   /** Which hops' X-Forwarded-For decides `req.ip`: the same function the hit path uses. */
   trust: TrustFunction;
   bodyLimitBytes: number;
@@ -31,6 +33,7 @@ export function createApp(deps: AppDependencies): Express {
   app.set('trust proxy', deps.trust);
 
   if (deps.ops) app.use(deps.ops);
+  if (deps.docs) app.use(deps.docs);
   for (const handler of deps.site ?? []) app.use(handler);
   for (const guard of deps.guards ?? []) app.use(guard);
   app.use(createBodyParsing(deps.bodyLimitBytes));

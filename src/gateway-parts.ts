@@ -20,7 +20,9 @@ import { resourceOf } from './cache/cache-resource.js';
 import { createGatewayStores } from './gateway-stores.js';
 import { compileTrust } from './http/client-address.js';
 import { createCsrfGuard } from './http/csrf-guard.js';
+import { createDocsRouter } from './http/docs-router.js';
 import { createOpsRouter } from './http/ops-router.js';
+import { createOpenApiDocument, openApiOptions } from './openapi/openapi-document.js';
 import { chain, createEdge } from './http/edge.js';
 import { createHitPath } from './http/hit-path.js';
 import { createFailureLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
@@ -182,6 +184,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   const separateOps = config.opsPort !== undefined;
   const app: RequestListener = createApp({
     ...(separateOps ? {} : { ops }),
+    docs: createDocsRouter(createOpenApiDocument(openApiOptions(config))),
     trust,
     bodyLimitBytes: config.bodyLimitBytes,
     site:

@@ -1,33 +1,36 @@
 /** Where an error came from, as the envelope's `source` reports it (contract section 3). */
-export type ErrorSource = 'gateway' | 'chat' | 'search';
+export const ERROR_SOURCES = ['gateway', 'chat', 'search'] as const;
+export type ErrorSource = (typeof ERROR_SOURCES)[number];
 
 /**
  * Stable machine codes. Each maps to exactly one HTTP status in to-problem.ts; code that
  * branches on errors matches these, never message text.
  */
-export type ErrorCode =
-  | 'VALIDATION_FAILED'
-  | 'MALFORMED_JSON'
-  | 'INVALID_CURSOR'
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'CSRF_REJECTED'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'NOT_ACCEPTABLE'
-  | 'REQUEST_TIMEOUT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'HEADERS_TOO_LARGE'
-  | 'RATE_LIMITED'
-  | 'INTERNAL'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_BAD_RESPONSE'
-  | 'UPSTREAM_ERROR'
-  | 'UPSTREAM_AUTH_FAILED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'UPSTREAM_TIMEOUT';
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'MALFORMED_JSON',
+  'INVALID_CURSOR',
+  'BAD_REQUEST',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'CSRF_REJECTED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'NOT_ACCEPTABLE',
+  'REQUEST_TIMEOUT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'HEADERS_TOO_LARGE',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'UPSTREAM_UNAVAILABLE',
+  'UPSTREAM_BAD_RESPONSE',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_AUTH_FAILED',
+  'SERVICE_UNAVAILABLE',
+  'UPSTREAM_TIMEOUT',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface FieldError {
   path: string;

@@ -1,16 +1,26 @@
-import { AppError, isAppError, type ErrorCode, type FieldError } from './app-error.js';
+import { z } from 'zod';
+import { AppError, ERROR_CODES, ERROR_SOURCES, isAppError, type ErrorCode } from './app-error.js';
 
-/** RFC 9457 problem details, extended with the contract's fields (section 3). */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: ErrorCode;
-  source: AppError['source'];
-  requestId: string;
-  errors?: FieldError[];
-}
+/**
+ * RFC 9457 problem details, extended with the contract's fields (section 3). The schema is what
+ * the OpenAPI document says every error looks like.
+ */
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int().min(400).max(599),
+    detail: z.string(),
+    code: z.enum(ERROR_CODES),
+    source: z.enum(ERROR_SOURCES),
+    requestId: z.string(),
+    errors: z
+      .array(z.object({ path: z.string(), message: z.string() }))
+      .optional()
+      .meta({ description: 'Validation failures: each bad field and what is wrong with it.' }),
+  })
+  .meta({ description: 'RFC 9457 problem details (contract section 3).' });
+export type Problem = z.infer<typeof ProblemSchema>;
 
 /** The one table from error code to HTTP status and title. */
 const STATUS: Record<ErrorCode, [number, string]> = {
@@ -37,6 +47,11 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   SERVICE_UNAVAILABLE: [503, 'Service Unavailable'],
   UPSTREAM_TIMEOUT: [504, 'Gateway Timeout'],
 };
+
+/** Each status's title, for documents that list problems by status (the OpenAPI document). */
+export const STATUS_TITLES: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.values(STATUS).map(([status, title]) => [status, title]),
+);
 
 export function statusOf(code: ErrorCode): number {
   return STATUS[code][0];

@@ -11,4 +11,5 @@ export const singleValue = (name: string) =>
 export const booleanValue = (name: string) =>
   singleValue(name)
     .pipe(z.enum(['true', 'false', '1', '0'], { error: `${name} must be true, false, 1 or 0` }))
-    .transform((value) => value === 'true' || value === '1');
+    .transform((value) => value === 'true' || value === '1')
+    .meta({ enum: ['true', 'false', '1', '0'] });

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** A dependency's state as readiness reports it; only draining makes the gateway unready. */
 export interface CheckResult {
   status: 'ok' | 'degraded';
@@ -37,3 +39,13 @@ export function createReadiness(checks: readonly ReadinessCheck[]): Readiness {
     },
   };
 }
+
+/** The answers of /healthz and /readyz, as the OpenAPI document describes them. */
+export const HealthBody = z.object({ status: z.literal('ok') });
+export const ReadinessBody = z.object({
+  status: z.enum(['ok', 'degraded', 'draining']),
+  checks: z.record(
+    z.string(),
+    z.looseObject({ status: z.enum(['ok', 'degraded']), detail: z.string().optional() }),
+  ),
+});

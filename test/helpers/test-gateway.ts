@@ -5,6 +5,8 @@ import type { CachedLoader } from '../../src/cache/cached-loader.js';
 import type { CacheStore } from '../../src/cache/cache-store.js';
 import { createGateway, type Gateway } from '../../src/gateway.js';
 import type { Readiness } from '../../src/health/readiness.js';
+import { createOpenApiDocument, openApiOptions } from '../../src/openapi/openapi-document.js';
+import { createResponseChecker, type Drift } from './openapi-responses.js';
 import { createLogCapture, type LogCapture } from './log-capture.js';
 import { TEST_REDIS_URL, createInspector, deletePrefix, uniquePrefix } from './test-redis.js';
 
@@ -41,6 +43,8 @@ export interface TestGateway {
   prefix: string;
   /** A plain client on the test Redis (cache: 'redis'). */
   inspector: Redis | undefined;
+  /** The OpenAPI check of every in-process response: how many matched a route, what drifted. */
+  openapi: { readonly checked: number; readonly drift: readonly Drift[] };
   close(): Promise<void>;
 }
 
@@ -70,10 +74,12 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
   const logs = createLogCapture();
   const gateway = createGateway(config, { logger: logs.logger });
   await gateway.start();
+  // Every response a test receives in-process is checked against the gateway's OpenAPI document.
+  const responses = createResponseChecker(createOpenApiDocument(openApiOptions(config)));
   const inspector = cache === 'redis' ? createInspector() : undefined;
 
   return {
-    app: gateway.handler,
+    app: responses.wrap(gateway.handler),
     gateway,
     config,
     logs,
@@ -82,11 +88,16 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     readiness: gateway.readiness,
     prefix,
     inspector,
+    openapi: responses,
     async close() {
       await gateway.stop();
       if (inspector) {
         await deletePrefix(inspector, prefix);
         inspector.disconnect();
+      }
+      if (responses.drift.length > 0) {
+        const lines = responses.drift.map((d) => `${d.request} -> ${d.status}: ${d.problem}`);
+        throw new Error(`Responses the OpenAPI document does not describe:\n${lines.join('\n')}`);
       }
     },
   };

@@ -1,10 +1,22 @@
+import { z } from 'zod';
 import type { Session } from '../../sessions/session-manager.js';
 
-/**
- * What the browser may know of its session (`GET /api/auth/session`, and the `session` part
- * of `/api/bootstrap`): who, and until when. Never the credentials.
- */
-export function describeSession(session: Session) {
+/** What the browser may know of its session: who, and until when. Never the credentials. */
+export const SessionDescription = z.object({
+  user: z.object({
+    user_id: z.number().int(),
+    email: z.string(),
+    full_name: z.string(),
+    role: z.number().int().nullable(),
+  }),
+  created_at: z.string().meta({ format: 'date-time' }),
+  idle_expires_at: z.string().meta({ format: 'date-time' }),
+  expires_at: z.string().meta({ format: 'date-time' }),
+});
+export type SessionDescription = z.infer<typeof SessionDescription>;
+
+/** The body of `GET /api/auth/session` and the `session` part of `/api/bootstrap`. */
+export function describeSession(session: Session): SessionDescription {
   return {
     user: {
       user_id: session.profile.userId,
@@ -17,4 +29,3 @@ export function describeSession(session: Session) {
     expires_at: new Date(session.absoluteExpiresAt).toISOString(),
   };
 }
-export type SessionDescription = ReturnType<typeof describeSession>;

@@ -7,6 +7,7 @@ import { refusedCredentialsOf } from '../../upstreams/chat/chat-client.js';
 import type { SearchStatus } from '../../upstreams/search/search-status.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
+import type { BootstrapPart } from './bootstrap-schema.js';
 
 /** Who the first screen is for: the session's (or service account's) body and credentials. */
 export interface Caller {
@@ -25,7 +26,7 @@ export interface BootstrapOptions {
   deadlineMs: number;
 }
 
-type Part = 'session' | 'channel_folders' | 'drafts';
+type Part = BootstrapPart;
 
 /**
  * `GET /api/bootstrap` (contract section 2.1): the frontend's first screen in one call. The

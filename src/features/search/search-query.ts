@@ -29,19 +29,36 @@ export function createSearchQuerySchema(maxK: number) {
               `q must be at most ${MAX_QUERY_CODE_POINTS} characters`,
             ),
         )
-        .optional(),
+        .optional()
+        .meta({
+          description: `The search text (required unless \`cursor\` is given), given once; normalised to NFC, trimmed, inner whitespace collapsed; at most ${MAX_QUERY_CODE_POINTS} characters.`,
+          examples: ['wireless headphones'],
+        }),
       k: once('k')
         .regex(/^\d{1,4}$/, kMessage)
         .transform(Number)
         .pipe(z.number().min(1, kMessage).max(maxK, kMessage))
-        .optional(),
+        .optional()
+        .meta({
+          description: `How many products, a whole number from 1 to ${maxK} (default ${maxK}).`,
+          // Sent as text in the query string, but a client should treat it as the integer it is.
+          type: 'integer',
+          minimum: 1,
+          maximum: maxK,
+          default: maxK,
+        }),
       sort: once('sort')
         .pipe(z.enum(SORT_ORDERS, { error: `sort must be one of ${SORT_ORDERS.join(', ')}` }))
-        .optional(),
+        .optional()
+        .meta({ description: 'The order (default relevance).', enum: [...SORT_ORDERS] }),
       cursor: once('cursor')
         .min(1, 'cursor must not be empty')
         .max(4096, 'cursor is too long')
-        .optional(),
+        .optional()
+        .meta({
+          description:
+            "The opaque cursor of a result list's `next` link; stands alone (no q, k or sort).",
+        }),
     })
     .superRefine((input, ctx) => {
       if (input.cursor !== undefined) {

@@ -1,0 +1,153 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+
+type Json = Record<string, unknown>;
+
+/** One response the document does not describe: where, and why. */
+export interface Drift {
+  request: string;
+  status: number;
+  problem: string;
+}
+
+interface Operation {
+  responses: Record<string, Json>;
+}
+
+interface Route {
+  template: string;
+  pattern: RegExp;
+  operations: Record<string, Operation>;
+}
+
+/**
+ * Checks real responses against the gateway's own OpenAPI document: the route, the status and,
+ * for JSON bodies, the body's schema. What a test receives through `wrap(handler)` is recorded;
+ * `drift` lists every response the document does not describe, so a test file fails when the
+ * code and the document part ways. Paths the document does not list (the frontend's files,
+ * unknown paths) are not checked.
+ */
+export function createResponseChecker(document: Json) {
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  const components = document['components'] as Json;
+  ajv.addSchema({ $id: 'openapi', components }, 'openapi');
+  const compiled = new Map<string, ValidateFunction>();
+  const routes: Route[] = Object.entries(document['paths'] as Record<string, Json>).map(
+    ([template, operations]) => ({
+      template,
+      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      operations: operations as Record<string, Operation>,
+    }),
+  );
+  const drift: Drift[] = [];
+  let checked = 0;
+
+  function validator(schema: Json): ValidateFunction {
+    const key = JSON.stringify(schema);
+    let validate = compiled.get(key);
+    if (!validate) {
+      validate = ajv.compile(rebase(schema));
+      compiled.set(key, validate);
+    }
+    return validate;
+  }
+
+  function responseFor(operation: Operation, status: number): Json | undefined {
+    const exact = operation.responses[String(status)];
+    const range = operation.responses[`${String(status)[0]}XX`];
+    const found = exact ?? range ?? operation.responses['default'];
+    if (found && typeof found['$ref'] === 'string') {
+      const name = found['$ref'].split('/').pop() as string;
+      return (components['responses'] as Record<string, Json>)[name];
+    }
+    return found;
+  }
+
+  function check(method: string, url: string, status: number, type: string, body: Buffer): void {
+    const path = url.split('?')[0] ?? url;
+    const route = routes.find((candidate) => candidate.pattern.test(path));
+    // CORS preflights are the browser's, not operations of the API.
+    if (!route || method === 'OPTIONS') return;
+    checked += 1;
+    const request = `${method} ${path}`;
+    const operation = route.operations[method.toLowerCase()];
+    if (!operation) {
+      // A method the route does not have: the document promises 405 for every route.
+      const any = Object.values(route.operations)[0];
+      if (status !== 405 || !any || !responseFor(any, 405)) {
+        drift.push({ request, status, problem: `undocumented method for ${route.template}` });
+      }
+      return;
+    }
+    const response = responseFor(operation, status);
+    if (!response) {
+      drift.push({ request, status, problem: `status not documented for ${route.template}` });
+      return;
+    }
+    const content = response['content'] as Record<string, Json> | undefined;
+    if (status === 304 || method === 'HEAD' || body.length === 0) {
+      if (content && body.length === 0 && status !== 304 && method !== 'HEAD') {
+        drift.push({ request, status, problem: 'documented body missing' });
+      }
+      return;
+    }
+    const mediaType = type.split(';')[0]?.trim().toLowerCase() ?? '';
+    const media = content?.[mediaType];
+    if (!media) {
+      drift.push({ request, status, problem: `media type ${mediaType} not documented` });
+      return;
+    }
+    if (!mediaType.endsWith('json')) return;
+    const validate = validator(media['schema'] as Json);
+    if (!validate(JSON.parse(body.toString('utf8')))) {
+      drift.push({ request, status, problem: ajv.errorsText(validate.errors) });
+    }
+  }
+
+  return {
+    drift,
+    /** How many responses matched a documented route: a check that saw nothing proves nothing. */
+    get checked() {
+      return checked;
+    },
+    /** The handler, with every response it sends recorded and checked. */
+    wrap(handler: RequestListener): RequestListener {
+      return (req: IncomingMessage, res: ServerResponse) => {
+        // As the client sent it: routers and the proxy rewrite req.url on the way.
+        const { method = 'GET', url = '/' } = req;
+        const chunks: Buffer[] = [];
+        const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+        const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+        const keep = (chunk: unknown) => {
+          if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
+          else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk));
+        };
+        res.write = ((chunk: unknown, ...rest: unknown[]) => {
+          keep(chunk);
+          return write(chunk, ...rest);
+        }) as typeof res.write;
+        // Checked as the response ends, so the result is there when the client has its answer.
+        res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+          if (typeof chunk !== 'function') keep(chunk);
+          const ended = end(chunk, ...rest);
+          check(
+            method,
+            url,
+            res.statusCode,
+            String(res.getHeader('content-type') ?? ''),
+            Buffer.concat(chunks),
+          );
+          return ended;
+        }) as typeof res.end;
+        handler(req, res);
+      };
+    },
+  };
+}
+
+/** `#/components/...` references, pointed at the schema registered as `openapi`. */
+function rebase(schema: Json): Json {
+  return JSON.parse(
+    JSON.stringify(schema).replaceAll('"$ref":"#/components/', '"$ref":"openapi#/components/'),
+  ) as Json;
+}

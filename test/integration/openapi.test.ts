@@ -1,0 +1,165 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createOpenApiDocument } from '../../src/openapi/openapi-document.js';
+import { createResponseChecker } from '../helpers/openapi-responses.js';
+import { BROWSER_HEADERS } from '../helpers/test-gateway.js';
+import { useUpstreams } from '../helpers/upstreams.js';
+
+/*
+ * Contract section 2: /openapi.json describes every route from the zod schemas that validate
+ * the requests, and /docs renders it with the gateway's own assets. Every integration test's
+ * in-process responses are checked against the document (test/helpers/openapi-responses.ts);
+ * this file lints the document and shows that the check catches drift.
+ */
+
+const upstreams = useUpstreams();
+
+async function served(env: Record<string, string> = {}) {
+  const gw = await upstreams.gateway({ env });
+  const res = await request(gw.app).get('/openapi.json');
+  expect(res.status).toBe(200);
+  expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  return { gw, document: res.body as Record<string, unknown> };
+}
+
+describe('/openapi.json', () => {
+  it.each([
+    ['session', {}],
+    ['service', { CHAT_AUTH_MODE: 'service', CHAT_EMAIL: 'a@b.test', CHAT_API_KEY: 'k' }],
+  ])('when the gateway runs in %s mode, then its document is valid OpenAPI 3.1', async (_, env) => {
+    const { document } = await served(env);
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('when the mode is session, then the auth routes are described, and only then', async () => {
+    const session = (await served()).document['paths'] as Record<string, unknown>;
+    expect(Object.keys(session)).toContain('/api/auth/login');
+    const service = (
+      await served({ CHAT_AUTH_MODE: 'service', CHAT_EMAIL: 'a@b.test', CHAT_API_KEY: 'k' })
+    ).document['paths'] as Record<string, unknown>;
+    expect(Object.keys(service)).not.toContain('/api/auth/login');
+  });
+
+  it('when OPS_PORT or METRICS=off moves or removes routes, then the document follows', async () => {
+    const ops = (await served({ OPS_PORT: '0' })).document['paths'] as object;
+    expect(Object.keys(ops)).not.toContain('/healthz');
+    expect(Object.keys(ops)).not.toContain('/metrics');
+    const off = (await served({ METRICS: 'off' })).document['paths'] as object;
+    expect(Object.keys(off)).toContain('/readyz');
+    expect(Object.keys(off)).not.toContain('/metrics');
+  });
+
+  it('when SEARCH_MAX_K is set, then k is described with that maximum, as it is validated', async () => {
+    const { gw, document } = await served({ SEARCH_MAX_K: '40' });
+    const search = (document['paths'] as any)['/api/search'].get;
+    const k = search.parameters.find((p: { name: string }) => p.name === 'k');
+    expect(k.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 40 });
+    const res = await request(gw.app).get('/api/search?q=x&k=41');
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('k must be a whole number from 1 to 40');
+  });
+
+  it('when every documented path is asked, then the gateway routes it (no 404 for a described route)', async () => {
+    const { gw, document } = await served();
+    const cookie = await upstreams.login(gw, 'member');
+    for (const [template, operations] of Object.entries(document['paths'] as object)) {
+      const path = template
+        .replace('{email}', 'iago@zulip.example.test')
+        .replace('{user_id}', '4')
+        .replace('{emoji_name}', 'green_tick');
+      for (const method of Object.keys(operations as object)) {
+        const res = await (request(gw.app) as any)
+          [method](path)
+          .set(BROWSER_HEADERS)
+          .set('Cookie', cookie);
+        // A 404 from an upstream (no such user) is an answer; the gateway's own is "no route".
+        expect(res.body?.source === 'gateway' && res.status === 404, `${method} ${template}`).toBe(
+          false,
+        );
+      }
+    }
+    expect(gw.openapi.checked).toBeGreaterThan(10);
+    expect(gw.openapi.drift).toEqual([]);
+  });
+});
+
+describe('the response check every integration test runs', () => {
+  it('when a response has a status the document does not list, then it is reported', async () => {
+    const gw = await upstreams.gateway();
+    const document = createOpenApiDocument({
+      maxK: 100,
+      sessionMode: true,
+      metrics: true,
+      health: true,
+    }) as any;
+    delete document.paths['/api/search'].get.responses['400'];
+    const checker = createResponseChecker(document);
+    await request(checker.wrap(gw.app)).get('/api/search?q=');
+    expect(checker.drift).toEqual([
+      expect.objectContaining({ request: 'GET /api/search', status: 400 }),
+    ]);
+  });
+
+  it('when a body does not match its schema, then it is reported with the reason', async () => {
+    const gw = await upstreams.gateway();
+    const document = createOpenApiDocument({
+      maxK: 100,
+      sessionMode: true,
+      metrics: true,
+      health: true,
+    }) as any;
+    document.components.schemas.Problem.required.push('extra');
+    const checker = createResponseChecker(document);
+    await request(checker.wrap(gw.app)).get('/api/search?q=');
+    expect(checker.drift[0]?.problem).toContain('extra');
+  });
+
+  it('when a success body drifts, then it is reported too', async () => {
+    const gw = await upstreams.gateway();
+    const document = createOpenApiDocument({
+      maxK: 100,
+      sessionMode: true,
+      metrics: true,
+      health: true,
+    }) as any;
+    document.components.schemas.ResultList.properties.itemScore = { type: 'string' };
+    const checker = createResponseChecker(document);
+    const res = await request(checker.wrap(gw.app)).get('/api/search?q=lamp&k=3');
+    expect(res.status).toBe(200);
+    expect(checker.drift[0]).toMatchObject({ status: 200 });
+    expect(checker.drift[0]?.problem).toContain('itemScore');
+  });
+});
+
+describe('/docs', () => {
+  it('when a person opens /docs, then Swagger UI loads from the gateway itself under a strict CSP', async () => {
+    const gw = await upstreams.gateway();
+    const page = await request(gw.app).get('/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    const csp = page.headers['content-security-policy'] as string;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThanOrEqual(3);
+    for (const source of sources) {
+      expect(source.startsWith('/docs/'), source).toBe(true);
+      const asset = await request(gw.app).get(source);
+      expect(asset.status, source).toBe(200);
+    }
+  });
+
+  it('when a file of the docs package that the page does not use is asked, then it is 404', async () => {
+    const gw = await upstreams.gateway();
+    for (const path of ['/docs/package.json', '/docs/..%2Fpackage.json', '/docs/index.html']) {
+      const res = await request(gw.app).get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    }
+  });
+});
