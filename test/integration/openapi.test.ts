@@ -15,12 +15,32 @@ import { useUpstreams } from '../helpers/upstreams.js';
 
 const upstreams = useUpstreams();
 
+interface Parameter {
+  name: string;
+  schema: Record<string, unknown>;
+}
+interface Document {
+  paths: Record<string, Record<string, { parameters?: Parameter[]; responses: object }>>;
+  components: {
+    schemas: Record<string, { required: string[]; properties: Record<string, unknown> }>;
+  };
+}
+
+/** The document of a session-mode gateway with every route on its public listener. */
+const fullDocument = () =>
+  createOpenApiDocument({
+    maxK: 100,
+    sessionMode: true,
+    metrics: true,
+    health: true,
+  }) as unknown as Document & Record<string, unknown>;
+
 async function served(env: Record<string, string> = {}) {
   const gw = await upstreams.gateway({ env });
   const res = await request(gw.app).get('/openapi.json');
   expect(res.status).toBe(200);
   expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-  return { gw, document: res.body as Record<string, unknown> };
+  return { gw, document: res.body as Document & Record<string, unknown> };
 }
 
 describe('/openapi.json', () => {
@@ -56,31 +76,29 @@ describe('/openapi.json', () => {
 
   it('when SEARCH_MAX_K is set, then k is described with that maximum, as it is validated', async () => {
     const { gw, document } = await served({ SEARCH_MAX_K: '40' });
-    const search = (document['paths'] as any)['/api/search'].get;
-    const k = search.parameters.find((p: { name: string }) => p.name === 'k');
-    expect(k.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 40 });
+    const k = document.paths['/api/search']?.['get']?.parameters?.find((p) => p.name === 'k');
+    expect(k?.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 40 });
     const res = await request(gw.app).get('/api/search?q=x&k=41');
     expect(res.status).toBe(400);
-    expect(res.body.detail).toContain('k must be a whole number from 1 to 40');
+    expect((res.body as { detail: string }).detail).toContain(
+      'k must be a whole number from 1 to 40',
+    );
   });
 
   it('when every documented path is asked, then the gateway routes it (no 404 for a described route)', async () => {
     const { gw, document } = await served();
     const cookie = await upstreams.login(gw, 'member');
-    for (const [template, operations] of Object.entries(document['paths'] as object)) {
+    for (const [template, operations] of Object.entries(document.paths)) {
       const path = template
         .replace('{email}', 'iago@zulip.example.test')
         .replace('{user_id}', '4')
         .replace('{emoji_name}', 'green_tick');
-      for (const method of Object.keys(operations as object)) {
-        const res = await (request(gw.app) as any)
-          [method](path)
-          .set(BROWSER_HEADERS)
-          .set('Cookie', cookie);
+      for (const method of Object.keys(operations)) {
+        const verb = method as 'get' | 'post' | 'delete';
+        const res = await request(gw.app)[verb](path).set(BROWSER_HEADERS).set('Cookie', cookie);
         // A 404 from an upstream (no such user) is an answer; the gateway's own is "no route".
-        expect(res.body?.source === 'gateway' && res.status === 404, `${method} ${template}`).toBe(
-          false,
-        );
+        const source = (res.body as { source?: string } | undefined)?.source;
+        expect(source === 'gateway' && res.status === 404, `${method} ${template}`).toBe(false);
       }
     }
     expect(gw.openapi.checked).toBeGreaterThan(10);
@@ -91,13 +109,8 @@ describe('/openapi.json', () => {
 describe('the response check every integration test runs', () => {
   it('when a response has a status the document does not list, then it is reported', async () => {
     const gw = await upstreams.gateway();
-    const document = createOpenApiDocument({
-      maxK: 100,
-      sessionMode: true,
-      metrics: true,
-      health: true,
-    }) as any;
-    delete document.paths['/api/search'].get.responses['400'];
+    const document = fullDocument();
+    delete (document.paths['/api/search']!['get']!.responses as Record<string, unknown>)['400'];
     const checker = createResponseChecker(document);
     await request(checker.wrap(gw.app)).get('/api/search?q=');
     expect(checker.drift).toEqual([
@@ -107,13 +120,8 @@ describe('the response check every integration test runs', () => {
 
   it('when a body does not match its schema, then it is reported with the reason', async () => {
     const gw = await upstreams.gateway();
-    const document = createOpenApiDocument({
-      maxK: 100,
-      sessionMode: true,
-      metrics: true,
-      health: true,
-    }) as any;
-    document.components.schemas.Problem.required.push('extra');
+    const document = fullDocument();
+    document.components.schemas['Problem']!.required.push('extra');
     const checker = createResponseChecker(document);
     await request(checker.wrap(gw.app)).get('/api/search?q=');
     expect(checker.drift[0]?.problem).toContain('extra');
@@ -121,13 +129,8 @@ describe('the response check every integration test runs', () => {
 
   it('when a success body drifts, then it is reported too', async () => {
     const gw = await upstreams.gateway();
-    const document = createOpenApiDocument({
-      maxK: 100,
-      sessionMode: true,
-      metrics: true,
-      health: true,
-    }) as any;
-    document.components.schemas.ResultList.properties.itemScore = { type: 'string' };
+    const document = fullDocument();
+    document.components.schemas['ResultList']!.properties['itemScore'] = { type: 'string' };
     const checker = createResponseChecker(document);
     const res = await request(checker.wrap(gw.app)).get('/api/search?q=lamp&k=3');
     expect(res.status).toBe(200);
