@@ -129,6 +129,21 @@ export const EnvSchema = z
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     /** When set, /healthz, /readyz and /metrics are served on this port only, outside MAX_CONNECTIONS. */
     OPS_PORT: integer(0, 65_535).optional(),
+    /** Traces go over OTLP/HTTP to `{endpoint}/v1/traces` when set; no SDK is loaded otherwise. */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z
+      .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+      .optional(),
+    /** The traces endpoint itself (used as given), instead of OTEL_EXPORTER_OTLP_ENDPOINT. */
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
+      .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+      .optional(),
+    /** OTLP over HTTP only: protobuf (the standard default) or JSON; gRPC is not built in. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: z
+      .enum(['http/protobuf', 'http/json'], {
+        error: 'must be http/protobuf or http/json (gRPC is not supported)',
+      })
+      .default('http/protobuf'),
+    OTEL_SERVICE_NAME: z.string().min(1).default('bff-gateway'),
     /** A built frontend served at / from the gateway's own origin (contract section 1). */
     STATIC_DIR: z.string().min(1).optional(),
     /** Where a served page may load images from: the search service's image host. */
@@ -267,6 +282,11 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
   },
   corsOrigins: e.CORS_ORIGINS,
   metrics: { enabled: e.METRICS === 'on', token: e.METRICS_TOKEN },
+  tracing: {
+    endpoint: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? e.OTEL_EXPORTER_OTLP_ENDPOINT,
+    protocol: e.OTEL_EXPORTER_OTLP_PROTOCOL,
+    serviceName: e.OTEL_SERVICE_NAME,
+  },
   opsPort: e.OPS_PORT,
   staticSite: { dir: e.STATIC_DIR, imgSrc: e.STATIC_IMG_SRC },
   bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -1,16 +1,12 @@
-import { ConfigError, loadConfig } from '../config/load-config.js';
-import { createGateway } from './gateway.js';
+import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
 import { createLogger } from './logging/create-logger.js';
+import { startTracing } from './observability/tracing.js';
 
 /** Composition root: the only module that reads process.env. */
 async function main(): Promise<void> {
-  let config;
-  let logger;
-  let gateway;
+  let config: Config;
   try {
     config = loadConfig(process.env);
-    logger = createLogger({ level: config.logLevel });
-    gateway = createGateway(config, { logger });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -18,6 +14,13 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  const logger = createLogger({ level: config.logLevel });
+  // Tracing starts before the gateway's modules load, so its hooks see express and ioredis
+  // being imported; with no OTLP endpoint nothing of the SDK is loaded.
+  const tracing = await startTracing(config.tracing, logger);
+  const { createGateway } = await import('./gateway.js');
+  const gateway = createGateway(config, { logger });
+
   // Signals are handled before anything is announced: a supervisor that stops the gateway the
   // moment it is ready must get a graceful stop, never the default kill.
   let stopping = false;
@@ -25,7 +28,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'draining');
-    void gateway.stop().then((clean) => {
+    void gateway.stop().then(async (clean) => {
+      await tracing?.shutdown();
       logger.info({ clean }, 'stopped');
       process.exit(clean ? 0 : 1);
     });

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.js';
 import { routeTemplate } from '../observability/route-templates.js';
+import { enterTrace } from '../observability/trace-context.js';
 import { assignRequestId } from './request-id.js';
 import { createRequestLogger } from './request-logger.js';
 import { createSecurity } from './security.js';
@@ -28,15 +29,15 @@ export function createEdge(options: {
   const security = createSecurity({ corsOrigins: options.corsOrigins });
   const { metrics } = options;
   return (req, res, next) => {
+    // Captured now: Express rewrites req.url while a mounted router runs.
+    const url = req.url ?? '/';
+    const route = () => routeTemplate(url, options.site);
     if (metrics.enabled) {
       const started = performance.now();
-      // Captured now: Express rewrites req.url while a mounted router runs.
-      const url = req.url ?? '/';
       res.once('finish', () => {
-        const route = routeTemplate(url, options.site);
         metrics.observeRequest(
           req.method ?? 'GET',
-          route,
+          route(),
           res.statusCode,
           (performance.now() - started) / 1000,
         );
@@ -45,8 +46,10 @@ export function createEdge(options: {
     assignRequestId(req, res);
     // While draining, every response tells the client to take its next request elsewhere.
     if (options.isDraining()) res.setHeader('Connection', 'close');
-    log(req, res);
-    security(req, res, () => next());
+    enterTrace(req, res, route, () => {
+      log(req, res);
+      security(req, res, () => next());
+    });
   };
 }
 

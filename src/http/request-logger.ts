@@ -12,6 +12,11 @@ export function createRequestLogger(
   const log = pinoHttp({
     logger,
     genReqId: (req) => req.id,
+    // Every line written while serving a traced request carries its trace id (contract section 6).
+    // pino-http skips falsy props at run time (no child logger per untraced request), though its
+    // types say object.
+    customProps: (req) =>
+      (req.traceId === undefined ? undefined : { trace_id: req.traceId }) as object,
     autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
     // Keep lines small and free of headers that could carry credentials.
     serializers: {

@@ -14,6 +14,11 @@ import type { BreakerThresholds } from '../../../config/load-config.js';
 import { AppError } from '../../errors/app-error.js';
 import { isUpstreamFault } from '../../errors/upstream-failure.js';
 import { outcomeOf, type Metrics } from '../../observability/metrics.js';
+import {
+  TRACE_HEADERS,
+  outgoingTraceHeaders,
+  traceHeadersFromSdk,
+} from '../../observability/trace-context.js';
 import { createBreaker, type Breaker } from '../../resilience/circuit-breaker.js';
 import { toTransportError, type UpstreamSource, SERVICE_NAME } from './transport-errors.js';
 
@@ -132,7 +137,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     const response = await pool.request({
       method: call.method,
       path: `${basePath}${call.path}`,
-      headers: { ...call.headers, 'x-request-id': call.requestId },
+      headers: { ...call.headers, ...outgoingTraceHeaders(), 'x-request-id': call.requestId },
       body: call.body ?? null,
       signal,
     });
@@ -202,10 +207,17 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         const state = pending.get(req);
         if (!state) return;
         state.upstreamRequest = upstreamRequest;
+        // The SDK's trace headers stay; a browser's own are passed on only once validated.
+        const sdkTrace = traceHeadersFromSdk();
         for (const name of upstreamRequest.getHeaderNames()) {
-          if (name !== 'host' && !state.call.forwardHeaders.has(name)) {
-            upstreamRequest.removeHeader(name);
-          }
+          const keep =
+            name === 'host' ||
+            state.call.forwardHeaders.has(name) ||
+            (sdkTrace && TRACE_HEADERS.has(name));
+          if (!keep) upstreamRequest.removeHeader(name);
+        }
+        for (const [name, value] of Object.entries(outgoingTraceHeaders())) {
+          upstreamRequest.setHeader(name, value);
         }
         upstreamRequest.setHeader('x-request-id', state.call.requestId);
       },
