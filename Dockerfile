@@ -10,7 +10,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY config ./config
 COPY src ./src
-RUN npm run build
+COPY simulators ./simulators
+# No source maps in the image: they would ship the sources again.
+RUN npm run build -- --sourceMap false
 
 # --- runtime: production dependencies and the compiled output only ------------------------
 FROM node:22-bookworm-slim AS runtime
@@ -19,13 +21,16 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # No --chown: the code stays owned by root, so the process that runs it cannot rewrite it.
+# dist holds the gateway and the simulators' entry point (dist/simulators/main.js), which only
+# the compose file's `simulators` service starts; the demo page is static files.
 COPY --from=build /app/dist ./dist
+COPY simulators/demo-page ./simulators/demo-page
 USER node
 EXPOSE 3000
-# Liveness via /healthz (GATEWAY-CONTRACT.md section 2) with Node's own fetch: the slim image has
-# no curl. PORT follows the gateway's own default.
+# Liveness via /healthz (GATEWAY-CONTRACT.md section 2) on OPS_PORT when set, else PORT, at
+# HOST (loopback when it is every address). Node's own fetch: the slim image has no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz', { signal: AbortSignal.timeout(3000) }).then((res) => process.exit(res.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "dist/src/healthcheck.js"]
 # Exec form: node is PID 1 and receives SIGTERM itself, which starts the graceful drain.
 # The heap cap of config/runtime.ts keeps the process under 150 MB RSS under load (npm run bench).
 CMD ["node", "--max-old-space-size=128", "dist/src/main.js"]

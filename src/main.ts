@@ -1,3 +1,4 @@
+import { describeConfig } from '../config/describe-config.js';
 import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
 import { createLogger } from './logging/create-logger.js';
 import { startTracing } from './observability/tracing.js';
@@ -6,6 +7,11 @@ import { startTracing } from './observability/tracing.js';
 async function main(): Promise<void> {
   let config: Config;
   try {
+    // `--check-config` (npm run config:check): validate, show the effective values, stop.
+    if (process.argv.includes('--check-config')) {
+      process.stdout.write(describeConfig(process.env));
+      return;
+    }
     config = loadConfig(process.env);
   } catch (error) {
     if (error instanceof ConfigError) {

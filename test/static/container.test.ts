@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv, type AnySchemaObject } from 'ajv';
@@ -37,7 +37,7 @@ interface ComposeService {
   build?: string | { context?: string };
   image?: string;
   command?: string | string[];
-  env_file?: string | (string | { path: string })[];
+  env_file?: string | (string | { path: string; required?: boolean })[];
   environment?: Record<string, string | number | boolean | null> | string[];
   ports?: (string | number | { target: number | string })[];
   depends_on?: string[] | Record<string, { condition: string }>;
@@ -54,6 +54,10 @@ const composeText = read('docker-compose.yml');
 const compose = parseYaml(composeText) as { services: Record<string, ComposeService> };
 const gateway = compose.services.gateway!;
 const redis = compose.services.redis!;
+const simulators = compose.services.simulators!;
+
+/** A compose value as the gateway sees it with no .env: `${NAME:-default}` is its default. */
+const interpolated = (value: string | undefined) => value?.replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
 
 function compileComposeSchema() {
   const schema = JSON.parse(read('test/static/compose-spec.json')) as AnySchemaObject;
@@ -78,7 +82,9 @@ function environmentOf(service: ComposeService): Map<string, string | undefined>
       }),
     );
   }
-  return new Map(Object.entries(env).map(([name, value]) => [name, value?.toString()]));
+  return new Map(
+    Object.entries(env).map(([name, value]) => [name, interpolated(value?.toString())]),
+  );
 }
 
 /** A compose duration (`1m30s`, `20s`) in seconds. */
@@ -114,11 +120,12 @@ describe('docker-compose.yml', () => {
     expect(redis.ports).toBeUndefined();
   });
 
-  it('when the gateway starts, then it is built here, reads .env, waits for a healthy redis and restarts', () => {
+  it('when the gateway starts, then it is built here, reads .env if there is one, waits for a healthy redis and restarts', () => {
     expect(gateway.build === '.' || (gateway.build as { context?: string }).context === '.').toBe(
       true,
     );
-    expect([gateway.env_file].flat()).toEqual(['.env']);
+    // A fresh checkout has no .env: the stack must start without one.
+    expect([gateway.env_file].flat()).toEqual([{ path: '.env', required: false }]);
     expect(gateway.depends_on).toEqual({ redis: { condition: 'service_healthy' } });
     expect(gateway.restart).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
   });
@@ -145,13 +152,58 @@ describe('docker-compose.yml', () => {
     const targets = (gateway.ports ?? []).map((port) =>
       typeof port === 'object' ? String(port.target) : String(port).split(':').at(-1),
     );
-    expect(targets).toEqual([String(envDefault('PORT'))]);
+    // The public port, and the operations port where the probe and Prometheus ask.
+    expect(targets).toEqual([String(envDefault('PORT')), environmentOf(gateway).get('OPS_PORT')]);
     expect(environmentOf(gateway).get('PORT') ?? String(envDefault('PORT'))).toBe(targets[0]);
   });
 
-  it('when the gateway is stopped, then its grace period outlasts the default drain timeout', () => {
+  it('when the gateway is stopped, then its grace period outlasts the default drain timeout with a margin', () => {
     const drainSeconds = envDefault('SHUTDOWN_TIMEOUT_MS') / 1000;
-    expect(durationSeconds(gateway.stop_grace_period ?? '10s')).toBeGreaterThan(drainSeconds);
+    expect(durationSeconds(gateway.stop_grace_period ?? '10s')).toBeGreaterThanOrEqual(
+      drainSeconds + 5,
+    );
+  });
+
+  it('when no .env exists, then the gateway environment alone is a valid configuration pointing at the simulators service', async () => {
+    const { loadConfig } = await import('../../config/load-config.js');
+    const config = loadConfig(Object.fromEntries(environmentOf(gateway)));
+    expect(new URL(config.search.baseUrl).hostname).toBe('simulators');
+    expect(new URL(config.chat.baseUrl).hostname).toBe('simulators');
+    expect(config.opsPort).toBeDefined();
+  });
+
+  it('when the simulators run, then they are the same image with their own entry point, on the ports and token the gateway uses', async () => {
+    expect(simulators.image).toBe(gateway.image);
+    expect(simulators.image).toBeDefined();
+    expect(simulators.command).toEqual(['node', 'dist/simulators/main.js']);
+    const sim = environmentOf(simulators);
+    const gw = environmentOf(gateway);
+    expect(sim.get('SIM_HOST')).toBe('0.0.0.0');
+    expect(gw.get('SEARCH_BASE_URL')).toBe(`http://simulators:${sim.get('SIM_SEARCH_PORT')}`);
+    expect(gw.get('CHAT_BASE_URL')).toBe(`http://simulators:${sim.get('SIM_CHAT_PORT')}`);
+    expect(sim.get('SIM_SEARCH_CLIENT_TOKEN')).toBe(gw.get('SEARCH_CLIENT_TOKEN'));
+    // The service account is the chat simulator's administrator, whose seed is the same everywhere.
+    const { createChatSimulator } = await import('../../simulators/chat/chat-simulator.js');
+    const admin = createChatSimulator().credentials('administrator');
+    expect([gw.get('CHAT_EMAIL'), gw.get('CHAT_API_KEY')]).toEqual([admin.email, admin.apiKey]);
+    expect(simulators.read_only).toBe(true);
+  });
+
+  it('when .env.example is copied to .env, then compose and the example agree on every upstream value', () => {
+    const example = new Map(
+      [...read('.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
+    const gw = environmentOf(gateway);
+    for (const name of [
+      'SEARCH_BASE_URL',
+      'SEARCH_CLIENT_TOKEN',
+      'CHAT_BASE_URL',
+      'CHAT_AUTH_MODE',
+      'CHAT_EMAIL',
+      'CHAT_API_KEY',
+    ]) {
+      expect(example.get(name), name).toBe(gw.get(name));
+    }
   });
 
   it('when the gateway runs, then its root filesystem is read-only and it holds no capabilities', () => {
@@ -195,12 +247,19 @@ function healthcheckCommand(): string[] {
   return JSON.parse(exec![1]!) as string[];
 }
 
-/** Runs the image's healthcheck command with PORT set; resolves to its exit code. */
-async function runHealthcheck(port: number): Promise<number | null> {
-  const [command, ...args] = healthcheckCommand();
+/**
+ * Runs the image's healthcheck script with PORT (and whatever else) set; resolves to its exit
+ * code. The script is the compiled src file, so its source runs here (through tsx).
+ */
+async function runHealthcheck(
+  port: number,
+  env: Record<string, string> = {},
+): Promise<number | null> {
+  const [command, script] = healthcheckCommand();
   expect(command).toBe('node');
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH, PORT: String(port) },
+  const source = script!.replace(/^dist\/(.*)\.js$/, '$1.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', source], {
+    env: { PATH: process.env.PATH, PORT: String(port), ...env },
     stdio: 'ignore',
   });
   const [code] = (await once(child, 'exit')) as [number | null];
@@ -264,7 +323,9 @@ describe('Dockerfile', () => {
     const copies = finalStage.filter((instruction) => instruction instanceof Copy);
     const fromBuild = copies.filter((copy) => fromFlagOf(copy) === buildStage);
     expect(fromBuild.map((copy) => copy.getArgumentsContent())).toEqual(['/app/dist ./dist']);
-    expect(indexWhere(stages[0]!, 'RUN', /^npm run build$/)).toBeGreaterThanOrEqual(0);
+    expect(
+      indexWhere(stages[0]!, 'RUN', /^npm run build -- --sourceMap false$/),
+    ).toBeGreaterThanOrEqual(0);
     for (const copy of copies) {
       expect(copy.getFlags().map((flag) => flag.getName())).not.toContain('chown');
     }
@@ -292,11 +353,34 @@ describe('Dockerfile', () => {
     expect(exposed).toEqual([String(envDefault('PORT'))]);
   });
 
-  it('when the image is health-checked, then node probes /healthz, with no curl or wget', () => {
+  it('when the image is health-checked, then node runs the compiled probe, with no curl or wget', () => {
     expect(finalStage.filter((instruction) => instruction instanceof Healthcheck)).toHaveLength(1);
-    const script = healthcheckCommand().join(' ');
-    expect(script).toContain('/healthz');
-    expect(script).not.toMatch(/\b(curl|wget)\b/);
+    expect(healthcheckCommand()).toEqual(['node', 'dist/src/healthcheck.js']);
+  });
+
+  it('when the image runs an entry point, then its source is part of the build (tsconfig.build.json)', () => {
+    const build = JSON.parse(read('tsconfig.build.json')) as { include: string[] };
+    const entries = [
+      healthcheckCommand()[1]!,
+      'dist/src/main.js',
+      [simulators.command].flat().at(-1)!,
+    ];
+    for (const entry of entries) {
+      const source = entry.replace(/^dist\/(.*)\.js$/, '$1.ts');
+      expect(existsSync(new URL(`../../${source}`, import.meta.url)), source).toBe(true);
+      expect(build.include, source).toContain(source.split('/')[0]);
+    }
+  });
+
+  it('when the final stage is read, then it ships no tests, benchmarks or sources but the demo page', () => {
+    const copied = finalStage
+      .filter((instruction) => instruction instanceof Copy)
+      .map((copy) => copy.getArgumentsContent() ?? '');
+    expect(copied).toEqual([
+      'package.json package-lock.json ./',
+      '/app/dist ./dist',
+      'simulators/demo-page ./simulators/demo-page',
+    ]);
   });
 
   it("when the healthcheck command runs, then it exits 0 only on /healthz's 200 and 1 on failure, timeout or refusal", async () => {
@@ -310,6 +394,21 @@ describe('Dockerfile', () => {
       (port) => Promise.resolve(port),
     );
     expect(await runHealthcheck(closedPort)).toBe(1);
+  });
+
+  it('when OPS_PORT is set, then the probe asks the operations port, not PORT', async () => {
+    const healthy: RequestListener = (req, res) =>
+      res.writeHead(req.url === '/healthz' ? 200 : 404).end();
+    const closedPort = await withServer(
+      () => undefined,
+      (port) => Promise.resolve(port),
+    );
+    expect(
+      await withServer(healthy, (ops) => runHealthcheck(closedPort, { OPS_PORT: String(ops) })),
+    ).toBe(0);
+    expect(
+      await withServer(healthy, (port) => runHealthcheck(port, { OPS_PORT: String(closedPort) })),
+    ).toBe(1);
   });
 
   it('when any stage is read, then no ADD fetches a remote URL', () => {
