@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -24,7 +25,14 @@ export type Fault =
   /** 200 promising more bytes than it sends, then closing the connection. */
   | { kind: 'truncated' }
   /** Accept the request and never answer. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /**
+   * Answer one byte per `intervalMs`, never finishing (issue 10: an upstream dribbling its
+   * headers held a request 283 s). `head` (the default): the status line, then a header whose
+   * value never ends, so the response head never completes. `body`: a whole head promising a
+   * large JSON body, then that body one byte at a time. Writing stops when the socket closes.
+   */
+  | { kind: 'dribble'; intervalMs: number; part?: 'head' | 'body' };
 
 export interface FaultRule {
   fault: Fault;
@@ -94,5 +102,49 @@ export async function applyFault(
       return true;
     case 'hang':
       return true;
+    case 'dribble':
+      dribble(fault, req.socket, res);
+      return true;
   }
+}
+
+/**
+ * The head a dribbling upstream starts: its last header's value goes on without end (a client's
+ * 16 KiB header limit is met only after that many intervals, far past any deadline).
+ */
+const DRIBBLED_HEAD = 'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-dribble: ';
+/** What a dribbled body promises: far more bytes than any deadline lets through. */
+const DRIBBLED_BODY_BYTES = 1024 * 1024;
+
+function dribble(
+  fault: Extract<Fault, { kind: 'dribble' }>,
+  socket: Socket,
+  res: ServerResponse,
+): void {
+  // A client already gone would never fire 'close' again: no timer to leak.
+  if (socket.destroyed) return;
+  const part = fault.part ?? 'head';
+  if (part === 'body') {
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': DRIBBLED_BODY_BYTES,
+    });
+    res.flushHeaders();
+  }
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (socket.destroyed || (part === 'body' && sent >= DRIBBLED_BODY_BYTES)) {
+      clearInterval(timer);
+      return;
+    }
+    if (part === 'head') {
+      // Straight to the socket: the server's own response writer only sends whole heads.
+      socket.write(DRIBBLED_HEAD[sent] ?? 'a');
+    } else {
+      res.write(sent === 0 ? '[' : ' ');
+    }
+    sent += 1;
+  }, fault.intervalMs);
+  // The client giving up (or the simulator's close()) ends the dribble at once.
+  socket.once('close', () => clearInterval(timer));
 }

@@ -135,7 +135,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         }
         return parseWith(
           schema,
-          parseJsonBody(response.body, 'chat', options.maxJsonDepth),
+          parseJsonBody(response, 'chat', options.maxJsonDepth),
           (error) => {
             throw schemaBreach(
               'chat',

@@ -56,11 +56,28 @@ export function toTransportError(
   });
 }
 
+/** `application/json` or a `+json` type such as `application/ld+json`, parameters allowed. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
 /**
- * Parses a JSON body, once; anything else, or a body nested deeper than `maxDepth`
- * (UPSTREAM_MAX_JSON_DEPTH), is the upstream's fault: a 502, never a 500.
+ * Parses a JSON body, once. A body not labelled as JSON, not JSON, or nested deeper than
+ * `maxDepth` (UPSTREAM_MAX_JSON_DEPTH) is the upstream's fault: a 502, never a 500 and never
+ * passed on as if it were what was asked for (an HTML page around JSON is a broken proxy).
  */
-export function parseJsonBody(body: Buffer, source: UpstreamSource, maxDepth: number): unknown {
+export function parseJsonBody(
+  response: { headers: Record<string, string | string[] | undefined>; body: Buffer },
+  source: UpstreamSource,
+  maxDepth: number,
+): unknown {
+  const type = response.headers['content-type'];
+  if (typeof type !== 'string' || !JSON_MEDIA_TYPE.test(type)) {
+    throw new AppError(
+      'UPSTREAM_BAD_RESPONSE',
+      `${SERVICE_NAME[source]} sent a response that is not labelled as JSON.`,
+      { source },
+    );
+  }
+  const { body } = response;
   if (nestsDeeperThan(body, maxDepth)) {
     throw new AppError(
       'UPSTREAM_BAD_RESPONSE',

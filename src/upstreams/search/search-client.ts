@@ -40,7 +40,7 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
   const { upstream } = options;
   const accept = (response: UpstreamResponse, maxItems: number): ResultList => {
     if (response.status !== 200) throw toSearchError(response, options.retryAfterMaxSeconds);
-    const json = parseJsonBody(response.body, 'search', options.maxJsonDepth);
+    const json = parseJsonBody(response, 'search', options.maxJsonDepth);
     return parseWith(ResultList, cutToItems(json, maxItems), (error) => {
       throw schemaBreach(
         'search',
