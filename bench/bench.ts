@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus } from 'node:os';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
   const prefix = `bench:${randomUUID()}:`;
   const processes: BenchProcess[] = [];
   const keep = (p: BenchProcess) => (processes.push(p), p);
+  const sink = await startOtlpSink();
   try {
     const sims = keep(
       await startProcess(
@@ -130,6 +133,18 @@ async function main(): Promise<void> {
     const g1m = await gateway('G1m', {});
     const g3 = await gateway('G3', { REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: `${prefix}g3:` });
     const g4 = await gateway('G4', { REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: `${prefix}g4:` });
+    // What operations cost on the hit path: G1 without metrics, and G1 traced (every request
+    // sampled, spans exported to a collector stand-in that accepts and drops them).
+    const g1x = await gateway('G1x', {
+      REDIS_URL: REDIS_URL,
+      REDIS_KEY_PREFIX: `${prefix}g1:`,
+      METRICS: 'off',
+    });
+    const g1t = await gateway('G1t', {
+      REDIS_URL: REDIS_URL,
+      REDIS_KEY_PREFIX: `${prefix}g1:`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.origin,
+    });
 
     const rows: Row[] = [
       {
@@ -171,6 +186,22 @@ async function main(): Promise<void> {
         path: SEARCH,
         url: g1.url,
         process: g1.p,
+        rounds: [],
+      },
+      {
+        name: 'G1x',
+        what: 'G1 with METRICS=off',
+        path: SEARCH,
+        url: g1x.url,
+        process: g1x.p,
+        rounds: [],
+      },
+      {
+        name: 'G1t',
+        what: 'G1 traced: every request sampled, spans exported over OTLP',
+        path: SEARCH,
+        url: g1t.url,
+        process: g1t.p,
         rounds: [],
       },
       {
@@ -254,11 +285,25 @@ async function main(): Promise<void> {
     report({ started, medians, stampede, fixed, g1Rate });
   } finally {
     await Promise.all(processes.reverse().map((p) => p.stop()));
+    await sink.close();
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
   }
+}
+
+/** A collector stand-in for G1t: accepts OTLP/HTTP exports and drops them. */
+async function startOtlpSink() {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 function medianRound(rounds: Row['rounds']) {

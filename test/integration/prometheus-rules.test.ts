@@ -1,0 +1,43 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PROMTOOL } from '../helpers/promtool.js';
+
+/*
+ * The README's alert rules are meant to be copied into a Prometheus: promtool must accept them,
+ * and each must name only metric families the gateway exports (test/integration/metrics.test.ts
+ * checks the families themselves).
+ */
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const rules = /```yaml\n(# bff-gateway\.rules\.yml\n[\s\S]*?)```/.exec(readme)?.[1];
+const dir = mkdtempSync(join(tmpdir(), 'bff-rules-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const FAMILIES = [
+  'http_server_request_duration_seconds',
+  'gateway_upstream_request_duration_seconds',
+  'gateway_cache_requests_total',
+  'gateway_circuit_breaker_state',
+];
+
+describe("the README's alert rules", () => {
+  it('when promtool checks them, then they are valid rules', () => {
+    expect(rules, 'a ```yaml block starting with # bff-gateway.rules.yml').toBeDefined();
+    const file = join(dir, 'rules.yml');
+    writeFileSync(file, rules!);
+    const run = spawnSync(PROMTOOL, ['check', 'rules', file], { encoding: 'utf8' });
+    expect(`${run.stdout}${run.stderr}`).toContain('SUCCESS: 4 rules found');
+    expect(run.status).toBe(0);
+  });
+
+  it('when their expressions are read, then they use only the families the gateway exports', () => {
+    const names = [
+      ...rules!.matchAll(/\b((?:gateway|http_server)_[a-z_]+?)(?:_count|_bucket|_sum)?\b[{)\s]/g),
+    ].map((m) => m[1]!);
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(FAMILIES, name).toContain(name);
+  });
+});
