@@ -19,6 +19,18 @@ export function createBodyParsing(limitBytes: number): RequestHandler[] {
       );
       return;
     }
+    // A declared length over the limit is refused before a byte of the body is read (the
+    // parser would read it all first, or wait for it until REQUEST_TIMEOUT_MS).
+    const declared = Number(req.headers['content-length']);
+    if (declared > limitBytes) {
+      next(
+        new AppError(
+          'PAYLOAD_TOO_LARGE',
+          `The request body is too large (at most ${limitBytes} bytes).`,
+        ),
+      );
+      return;
+    }
     next();
   };
   return [requireJson, express.json({ limit: limitBytes, strict: true, type: 'application/json' })];

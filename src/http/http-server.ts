@@ -148,7 +148,8 @@ export function createHttpServer(options: {
       return;
     }
     const { code, detail } = parserProblem(error.code);
-    const problem = toProblemResponse(new AppError(code, detail), randomUUID());
+    const requestId = randomUUID();
+    const problem = toProblemResponse(new AppError(code, detail), requestId);
     throttle.info(
       `client-error:${code}`,
       { code, remoteAddress: socket.remoteAddress },
@@ -156,6 +157,7 @@ export function createHttpServer(options: {
     );
     const head = Object.entries({
       ...problem.headers,
+      'X-Request-Id': requestId,
       'Content-Length': String(Buffer.byteLength(problem.body)),
       Connection: 'close',
     }).map(([name, value]) => `${name}: ${value}\r\n`);

@@ -50,11 +50,14 @@ export function createSecurity(options: { corsOrigins: readonly string[] }): Ste
     maxAge: 600,
     optionsSuccessStatus: 204,
   }) as unknown as Step;
+  const varies = allowed.size > 0;
   return (req, res, next) => {
     headers(req, res, (error) => {
       if (error) return next(error);
+      // Whether CORS headers come depends on Origin, so every answer says so, granted or not:
+      // a shared cache must not hand the answer to one origin to another (contract section 4).
+      if (varies) vary(res, 'Origin');
       if (isPreflight(req) && !allowed.has(req.headers.origin ?? '')) {
-        vary(res, 'Origin');
         res.statusCode = 204;
         res.setHeader('Content-Length', '0');
         res.end();
