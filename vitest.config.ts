@@ -33,6 +33,11 @@ export default defineConfig({
       },
       {
         extends: true,
+        // Redis Cluster and Sentinel of their own (test/harness/redis-topologies.ts).
+        test: { name: 'scale-out', include: ['test/scale-out/**/*.test.ts'] },
+      },
+      {
+        extends: true,
         test: {
           name: 'fault',
           include: ['test/fault-injection/**/*.test.ts'],

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { GATEWAY_NODE_OPTIONS as PRODUCTION_NODE_OPTIONS } from '../config/runtime.js';
 import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
+import { startRedisCluster, type RedisCluster } from '../test/harness/redis-topologies.js';
 import { hasWrk, load, loadAtRate, type LoadResult } from './bench-load.js';
 import { hasTaskset, startProcess, type BenchProcess } from './bench-process.js';
 
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
   const processes: BenchProcess[] = [];
   const keep = (p: BenchProcess) => (processes.push(p), p);
   const sink = await startOtlpSink();
+  let cluster: RedisCluster | undefined;
   try {
     const sims = keep(
       await startProcess(
@@ -146,6 +148,16 @@ async function main(): Promise<void> {
       OTEL_EXPORTER_OTLP_ENDPOINT: sink.origin,
     });
 
+    // BENCH_CLUSTER=off skips the cluster rows (they start six more redis-server processes).
+    cluster = process.env['BENCH_CLUSTER'] === 'off' ? undefined : await startRedisCluster();
+    const clusterEnv = cluster && {
+      REDIS_CLUSTER_NODES: cluster.seeds,
+      REDIS_KEY_PREFIX: `${prefix}g6:`,
+      SESSION_SECRET: 'bench-session-secret-0123456789abcdef',
+    };
+    const g6 = clusterEnv && (await gateway('G6', clusterEnv));
+    const g6b = clusterEnv && (await gateway('G6b', clusterEnv));
+
     const rows: Row[] = [
       {
         name: 'R1',
@@ -221,6 +233,18 @@ async function main(): Promise<void> {
         process: g3.p,
         rounds: [],
       },
+      ...(g6
+        ? [
+            {
+              name: 'G6',
+              what: 'gateway, hot hit from a Redis Cluster (one of two instances)',
+              path: SEARCH,
+              url: g6.url,
+              process: g6.p,
+              rounds: [],
+            },
+          ]
+        : []),
       {
         name: 'G4',
         what: 'gateway, channel folders hit (Redis)',
@@ -267,7 +291,10 @@ async function main(): Promise<void> {
       }
     }
 
-    const stampede = await coldStampede(gatewayEnv, keep, `${prefix}g5:`, sims);
+    const g5 = await gateway('G5', { REDIS_URL: REDIS_URL, REDIS_KEY_PREFIX: `${prefix}g5:` });
+    const stampede = await coldStampede([g5.url], sims);
+    // G6: two instances of one deployment on a Redis Cluster (six redis-server processes).
+    const fleetStampede = cluster ? await coldStampede([g6!.url, g6b!.url], sims) : undefined;
     const medians = rows.map((row) => ({ row, median: medianRound(row.rounds) }));
     const hot = medians.find((m) => m.row.name === 'G1');
     const g1Rate = Math.round((hot?.median.rps ?? 0) / 2);
@@ -282,10 +309,11 @@ async function main(): Promise<void> {
           g1Rate,
         )
       : undefined;
-    report({ started, medians, stampede, fixed, g1Rate });
+    report({ started, medians, stampede, fleetStampede, fixed, g1Rate });
   } finally {
     await Promise.all(processes.reverse().map((p) => p.stop()));
     await sink.close();
+    await cluster?.stop();
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
@@ -312,41 +340,33 @@ function medianRound(rounds: Row['rounds']) {
 }
 
 /** G5: 200 concurrent requests for one new key on a fresh gateway; how many upstream calls. */
-async function coldStampede(
-  env: (extra: Record<string, string>) => Record<string, string>,
-  keep: (p: BenchProcess) => BenchProcess,
-  prefix: string,
-  sims: BenchProcess,
-) {
-  const port = await freePort();
-  keep(
-    await startProcess([...GATEWAY_NODE_OPTIONS, GATEWAY_ENTRY], {
-      env: env({ PORT: String(port), REDIS_URL, REDIS_KEY_PREFIX: prefix }),
-      core: SERVER_CORE,
-      label: 'G5',
-    }),
-  );
+/** Concurrent requests for one new key, spread over `urls`: how many upstream calls they made. */
+async function coldStampede(urls: readonly string[], sims: BenchProcess, requests = 200) {
   const control = `http://127.0.0.1:${String(sims.ready['controlPort'])}`;
   const calls = async () =>
     ((await (await fetch(control)).json()) as { searches: number }).searches;
   const before = await calls();
   const path = `/api/search?q=stampede+${randomUUID().slice(0, 8)}&k=10`;
   const answers = await Promise.all(
-    Array.from({ length: 200 }, () =>
-      fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.status),
+    Array.from({ length: requests }, (_, i) =>
+      fetch(`${urls[i % urls.length]!}${path}`).then((r) => r.status),
     ),
   );
   return {
-    requests: 200,
+    requests,
+    instances: urls.length,
     ok: answers.filter((s) => s === 200).length,
     upstreamCalls: (await calls()) - before,
   };
 }
 
+type Stampede = Awaited<ReturnType<typeof coldStampede>>;
+
 function report(input: {
   started: Date;
   medians: { row: Row; median: Row['rounds'][number] }[];
-  stampede: { requests: number; ok: number; upstreamCalls: number };
+  stampede: Stampede;
+  fleetStampede: Stampede | undefined;
   fixed: LoadResult | undefined;
   g1Rate: number;
 }): void {
@@ -393,6 +413,11 @@ function report(input: {
         stampede.upstreamCalls === 1,
         String(stampede.upstreamCalls),
       ],
+      [
+        'G6 stampede over 2 instances = exactly 1 upstream call',
+        input.fleetStampede?.upstreamCalls === 1,
+        String(input.fleetStampede?.upstreamCalls ?? Number.NaN),
+      ],
       ['gateway RSS under load < 150 MB', gatewayRss < 150, gatewayRss.toFixed(0)],
     ] as const
   ).filter(([, , value]) => value !== 'NaN');
@@ -405,6 +430,9 @@ function report(input: {
     ...lines.map(fmt),
     '',
     `G5 cold stampede: ${stampede.requests} concurrent requests for one new key → ${stampede.upstreamCalls} upstream call(s), ${stampede.ok} answered 200`,
+    input.fleetStampede
+      ? `G6 cold stampede on a Redis Cluster: ${input.fleetStampede.requests} concurrent requests over ${input.fleetStampede.instances} instances → ${input.fleetStampede.upstreamCalls} upstream call(s), ${input.fleetStampede.ok} answered 200`
+      : '',
     fixed
       ? `G1 at a fixed ${input.g1Rate} req/s (half its throughput, autocannon): p50 ${fixed.p50Ms.toFixed(2)} ms, p99 ${fixed.p99Ms.toFixed(2)} ms, ${fixed.rps.toFixed(0)} req/s achieved, ${fixed.errors} errors`
       : '',
@@ -428,6 +456,7 @@ function report(input: {
         rounds: row.rounds,
       })),
       stampede,
+      fleetStampede: input.fleetStampede,
       fixedRate: { rate: input.g1Rate, ...fixed },
       targets: targets.map(([what, met, value]) => ({ what, met, value })),
     },

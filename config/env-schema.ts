@@ -25,6 +25,33 @@ const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
   .transform((value) => value);
 
+/** Comma-separated `host:port` pairs: cluster seed nodes or Sentinels. */
+const hostPorts = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ''),
+  )
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^(?:\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must list host:port pairs')
+          .transform((entry) => {
+            const at = entry.lastIndexOf(':');
+            return {
+              host: entry.slice(0, at).replace(/^\[(.*)\]$/, '$1'),
+              port: Number(entry.slice(at + 1)),
+            };
+          })
+          .refine((node) => node.port >= 1 && node.port <= 65_535, 'must list host:port pairs'),
+      )
+      .min(1, 'must list at least one host:port'),
+  );
+
 /**
  * Comma-separated bare origins. `*` or anything that does not parse is a start-up error with
  * the variable's name, never an exception (contract section 1).
@@ -109,6 +136,15 @@ export const EnvSchema = z
     CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
 
     REDIS_URL: redisUrl.optional(),
+    /** Seed nodes of a Redis Cluster, instead of REDIS_URL. */
+    REDIS_CLUSTER_NODES: hostPorts.optional(),
+    /** Sentinels watching the master named REDIS_SENTINEL_MASTER, instead of REDIS_URL. */
+    REDIS_SENTINELS: hostPorts.optional(),
+    REDIS_SENTINEL_MASTER: z.string().min(1).optional(),
+    /** Credentials and TLS of cluster or sentinel-managed nodes (a REDIS_URL holds its own). */
+    REDIS_USERNAME: z.string().min(1).optional(),
+    REDIS_PASSWORD: z.string().min(1).optional(),
+    REDIS_TLS: z.enum(['on', 'off']).default('off'),
     REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
     REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
     /** Byte budget of the in-process cache, counted as the stored entries' bytes. */
@@ -196,6 +232,50 @@ export const EnvSchema = z
     message: 'is required when CHAT_AUTH_MODE=service',
     when: () => true,
   })
+  .refine(
+    (env) =>
+      [env.REDIS_URL, env.REDIS_CLUSTER_NODES, env.REDIS_SENTINELS].filter((v) => v !== undefined)
+        .length <= 1,
+    {
+      path: ['REDIS_URL'],
+      message: 'REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS are mutually exclusive: set one',
+      when: () => true,
+    },
+  )
+  .refine((env) => env.REDIS_SENTINELS === undefined || env.REDIS_SENTINEL_MASTER !== undefined, {
+    path: ['REDIS_SENTINEL_MASTER'],
+    message: 'is required with REDIS_SENTINELS (the name of the master the Sentinels watch)',
+    when: () => true,
+  })
+  .refine((env) => env.REDIS_SENTINEL_MASTER === undefined || env.REDIS_SENTINELS !== undefined, {
+    path: ['REDIS_SENTINEL_MASTER'],
+    message: 'needs REDIS_SENTINELS',
+    when: () => true,
+  })
+  .refine(
+    (env) =>
+      (env.REDIS_CLUSTER_NODES === undefined && env.REDIS_SENTINELS === undefined) ||
+      (env.CURSOR_SECRET !== undefined && env.SESSION_SECRET !== undefined),
+    {
+      path: ['CURSOR_SECRET'],
+      message:
+        'and SESSION_SECRET are required with REDIS_CLUSTER_NODES or REDIS_SENTINELS: every instance must share them',
+      when: () => true,
+    },
+  )
+  .refine(
+    (env) =>
+      env.REDIS_URL === undefined ||
+      (env.REDIS_USERNAME === undefined &&
+        env.REDIS_PASSWORD === undefined &&
+        env.REDIS_TLS === 'off'),
+    {
+      path: ['REDIS_PASSWORD'],
+      message:
+        'REDIS_USERNAME, REDIS_PASSWORD and REDIS_TLS are for cluster or sentinel nodes; with REDIS_URL they go in the URL (rediss:// for TLS)',
+      when: () => true,
+    },
+  )
   .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
     path: ['HEADERS_TIMEOUT_MS'],
     message: 'must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
@@ -208,6 +288,21 @@ export const EnvSchema = z
   });
 
 export type Env = z.output<typeof EnvSchema>;
+
+/** Which Redis holds the shared state: none (this process), one server, a cluster or Sentinel. */
+export type RedisTopology =
+  | { kind: 'none' }
+  | { kind: 'single'; url: string }
+  | { kind: 'cluster'; nodes: { host: string; port: number }[] }
+  | { kind: 'sentinel'; sentinels: { host: string; port: number }[]; master: string };
+
+function redisTopology(e: Env): RedisTopology {
+  if (e.REDIS_CLUSTER_NODES) return { kind: 'cluster', nodes: e.REDIS_CLUSTER_NODES };
+  if (e.REDIS_SENTINELS && e.REDIS_SENTINEL_MASTER) {
+    return { kind: 'sentinel', sentinels: e.REDIS_SENTINELS, master: e.REDIS_SENTINEL_MASTER };
+  }
+  return e.REDIS_URL === undefined ? { kind: 'none' } : { kind: 'single', url: e.REDIS_URL };
+}
 
 /** Every variable name, for the docs-in-step test and the container checks. */
 export const ENV_VARIABLES = Object.keys(EnvSchema.shape) as (keyof Env)[];
@@ -250,7 +345,10 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     cursorSecret: e.CURSOR_SECRET,
   },
   redis: {
-    url: e.REDIS_URL,
+    topology: redisTopology(e),
+    username: e.REDIS_USERNAME,
+    password: e.REDIS_PASSWORD,
+    tls: e.REDIS_TLS === 'on',
     keyPrefix: e.REDIS_KEY_PREFIX,
     commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
   },

@@ -1,11 +1,12 @@
+import type { RedisConnection } from './redis/redis-client.js';
 import { randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { createApp, createOpsApp } from './app.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
+import type { FlightCoordinator } from './cache/flight-coordinator.js';
 import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
 import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
 import {
@@ -46,7 +47,9 @@ export interface GatewayParts {
   readiness: Readiness;
   loader: CachedLoader;
   cache: CacheStore;
-  redis: Redis | undefined;
+  redis: RedisConnection | undefined;
+  /** The fleet's single flight: its subscriber connects and closes with Redis. */
+  flights: FlightCoordinator;
   upstreams: readonly Upstream[];
   /** Breakers other than the upstreams' own (Redis per use), to stop with the rest. */
   breakers: readonly Breaker[];
@@ -71,6 +74,10 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     logger,
     ttlJitterRatio: config.cacheTtlJitterRatio,
     onRead: (key, result) => metrics.countCache(resourceOf(key), result),
+    flights: stores.flights,
+    // Half of the request's upstream deadline: its own call still fits in the other half.
+    flightWaitMs: (key) =>
+      (resourceOf(key) === 'search' ? config.search.timeoutMs : config.chat.timeoutMs) / 2,
   });
 
   const upstream = (source: 'search' | 'chat', section: Config['search'] | Config['chat']) =>
@@ -225,6 +232,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     loader,
     cache,
     redis: stores.redis,
+    flights: stores.flights,
     upstreams: [searchUpstream, chatUpstream],
     breakers: Object.values(stores.breakers),
   };

@@ -1,11 +1,15 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { createBodyLayer } from './cache/body-layer.js';
 import type { CacheStore } from './cache/cache-store.js';
+import {
+  SOLO_FLIGHTS,
+  createRedisFlights,
+  type FlightCoordinator,
+} from './cache/flight-coordinator.js';
 import { createMemoryCacheStore } from './cache/memory-cache-store.js';
 import { createRedisCacheStore } from './cache/redis-cache-store.js';
-import { createRedisClient } from './redis/redis-client.js';
+import { createRedisClient, type RedisConnection } from './redis/redis-client.js';
 import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
@@ -17,10 +21,12 @@ import type { SharedState } from './state/shared-state.js';
 
 /** Where the gateway keeps what requests share: Redis when configured, else this process. */
 export interface GatewayStores {
-  redis: Redis | undefined;
+  redis: RedisConnection | undefined;
   cache: CacheStore;
   sessions: SessionStore;
   state: SharedState;
+  /** One upstream call per key across the fleet (this process alone without Redis). */
+  flights: FlightCoordinator;
   /** The breakers of each use of Redis, by name (none without Redis). */
   breakers: Record<string, Breaker>;
 }
@@ -30,13 +36,13 @@ const MAX_MEMORY_COUNTERS = 100_000;
 
 export function createGatewayStores(config: Config, logger: Logger): GatewayStores {
   const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS });
-  if (config.redis.url === undefined) {
+  const redis = createRedisClient({ redis: config.redis, logger });
+  if (redis === undefined) {
     const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
     const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax });
     const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
-    return { redis: undefined, cache, sessions, state, breakers: {} };
+    return { redis: undefined, cache, sessions, state, flights: SOLO_FLIGHTS, breakers: {} };
   }
-  const redis = createRedisClient({ ...config.redis, url: config.redis.url, logger });
   // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
   // take sessions or rate limits down with it. Three failures and that use skips Redis for a
   // second rather than paying its command timeout on every request.
@@ -49,9 +55,18 @@ export function createGatewayStores(config: Config, logger: Logger): GatewayStor
       isFailure: () => true,
       openError: () => new Error(`redis (${use}) circuit open`),
     }));
+  const cacheBreaker = breaker('cache');
   return {
     redis,
-    cache: createRedisCacheStore({ redis, breaker: breaker('cache'), logger }),
+    cache: createRedisCacheStore({ redis, breaker: cacheBreaker, logger }),
+    flights: createRedisFlights({
+      redis,
+      channel: `${config.redis.keyPrefix}flights`,
+      // A holder that died frees the key once its longest call would have ended.
+      lockMs: config.longestUpstreamDeadlineMs + 1000,
+      breaker: cacheBreaker,
+      logger,
+    }),
     sessions: createRedisSessionStore({ redis, breaker: breaker('sessions'), logger }),
     state: createRedisSharedState({
       redis,

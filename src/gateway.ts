@@ -67,10 +67,10 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
       );
       return;
     }
-    const connected = parts.redis.connect().then(
-      () => undefined,
-      () => undefined,
-    );
+    const connected = Promise.all([
+      parts.redis.connect().catch(() => undefined),
+      parts.flights.start(),
+    ]);
     await Promise.race([connected, sleep(REDIS_CONNECT_WAIT_MS, undefined, { ref: false })]);
   }
 
@@ -78,6 +78,7 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
     for (const breaker of parts.breakers) breaker.shutdown();
     // Forced: upstream calls still running are destroyed rather than awaited.
     await Promise.all(parts.upstreams.map((upstream) => upstream.close({ force })));
+    await parts.flights.close();
     const redis = parts.redis;
     if (!redis) return;
     if (force) redis.disconnect();

@@ -6,6 +6,7 @@ import { hitParams, type CacheOutcome } from '../http/send-representation.js';
 import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
+import { SOLO_FLIGHTS, type Flight, type FlightCoordinator } from './flight-coordinator.js';
 
 export interface Cached extends CacheOutcome {
   readonly representation: Representation;
@@ -49,7 +50,26 @@ export interface CachedLoaderOptions {
   random?: () => number;
   /** Told how every read was answered (the cache metrics). */
   onRead?: (key: string, result: 'hit' | 'miss' | 'stale') => void;
+  /** One load per key across the fleet (Redis); this process alone by default. */
+  flights?: FlightCoordinator;
+  /**
+   * How long a miss waits for another instance's load of its key before loading itself: half
+   * of the request's upstream deadline, so its own call still fits in the rest.
+   */
+  flightWaitMs?: (key: string) => number;
 }
+
+/** How a load ended: fetched here (and to be stored), or stored by another instance. */
+interface Loaded {
+  representation: Representation;
+  /** The lock to release once the entry is stored. */
+  flight?: Flight;
+  /** Read from the store, where another instance put it: nothing to store again. */
+  fromStore?: true;
+}
+
+/** A background refresh another instance is already running. */
+class RefreshedElsewhere extends Error {}
 
 export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const { store, logger } = options;
@@ -57,22 +77,79 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const random = options.random ?? Math.random;
   const jitter = options.ttlJitterRatio ?? 0;
   const throttle = createLogThrottle(logger);
+  const flights = options.flights ?? SOLO_FLIGHTS;
   // One load per key on this instance. A key leaves the map only after the store holds the
   // result, and one Redis connection answers in order, so a request whose read missed finds
   // either the running load or the stored entry, never neither.
   const inflight = new Map<string, Promise<Representation>>();
   const writes = new Set<Promise<void>>();
 
+  /**
+   * The fleet's single flight for a miss: the lock and this instance loads, or another
+   * instance holds it and this one waits for its announcement and reads what it stored.
+   * Waiting runs out after `flightWaitMs` (the holder died, or is slow), and then this
+   * instance loads itself. A background refresh whose lock is taken is left to the holder.
+   */
+  async function fleetLoad(
+    key: string,
+    load: () => Promise<Representation>,
+    background: boolean,
+  ): Promise<Loaded> {
+    const wait = flights.listen(key);
+    const flight = await flights.acquire(key);
+    if (flight !== 'busy') {
+      wait.cancel();
+      if (flight.shared) {
+        // Another instance may have stored it between this one's read and its lock.
+        const stored = await store.get(key).catch(() => undefined);
+        if (stored && now() < stored.freshUntil) {
+          await flight.done();
+          return { representation: stored, fromStore: true };
+        }
+      }
+      try {
+        return { representation: await load(), flight };
+      } catch (error) {
+        await flight.done();
+        throw error;
+      }
+    }
+    if (background) {
+      wait.cancel();
+      throw new RefreshedElsewhere();
+    }
+    if (await wait.settled(options.flightWaitMs?.(key) ?? 0)) {
+      const stored = await store.get(key).catch(() => undefined);
+      if (stored && now() < stored.freshUntil) return { representation: stored, fromStore: true };
+    }
+    return { representation: await load() };
+  }
+
   /** The load for a key: this request's own (`collapsed` false), or one already under way. */
-  function loadOnce(key: string, windows: CacheWindows, load: () => Promise<Representation>) {
+  function loadOnce(
+    key: string,
+    windows: CacheWindows,
+    load: () => Promise<Representation>,
+    background = false,
+  ) {
     const running = inflight.get(key);
     if (running) return { loaded: running, collapsed: true };
-    const loaded = load();
+    const outcome = fleetLoad(key, load, background);
+    const loaded = outcome.then((o) => o.representation);
     inflight.set(key, loaded);
-    const write = loaded
-      .then((fresh) =>
-        store.set(key, toEntry(fresh, windows, now(), 1 + jitter * (2 * random() - 1))),
-      )
+    const write = outcome
+      .then(async ({ representation, flight, fromStore }) => {
+        if (fromStore) return;
+        try {
+          await store.set(
+            key,
+            toEntry(representation, windows, now(), 1 + jitter * (2 * random() - 1)),
+          );
+        } finally {
+          // Announced once stored, so the waiters' reads find it.
+          await flight?.done();
+        }
+      })
       .catch(() => undefined)
       .finally(() => {
         inflight.delete(key);
@@ -88,7 +165,8 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     load: () => Promise<Representation>,
   ) {
     if (inflight.has(key)) return;
-    loadOnce(key, windows, load).loaded.catch((error: unknown) => {
+    loadOnce(key, windows, load, true).loaded.catch((error: unknown) => {
+      if (error instanceof RefreshedElsewhere) return;
       throttle.warn(
         `refresh:${key}`,
         { err: error, key },

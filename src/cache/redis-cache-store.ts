@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { createLogThrottle } from '../logging/log-throttle.js';
 import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
@@ -7,7 +7,7 @@ import type { CacheStore } from './cache-store.js';
 
 export interface RedisCacheStoreOptions {
   /** A client built by createRedisClient: fail-fast, no offline queue, key prefix applied. */
-  redis: Redis;
+  redis: RedisConnection;
   /** The cache's own Redis breaker; while open, reads and writes skip Redis at once. */
   breaker: Breaker;
   logger: Logger;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { AppError } from '../errors/app-error.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
@@ -19,7 +19,7 @@ function unavailable(cause: unknown): AppError {
 
 /** Sessions shared by all instances. Redis trouble fails closed (503), never as "logged out". */
 export function createRedisSessionStore(options: {
-  redis: Redis;
+  redis: RedisConnection;
   /** The sessions' own Redis breaker; while open, session calls fail at once (503). */
   breaker: Breaker;
   logger: Logger;

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis/redis-client.js';
+import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BodyLayer } from '../cache/body-layer.js';
 import { decodeEntry, type CacheEntry } from '../cache/cache-entry.js';
@@ -80,7 +81,7 @@ declare module 'ioredis' {
 }
 
 export interface RedisSharedStateOptions {
-  redis: Redis;
+  redis: RedisConnection;
   /** The breaker of this use of Redis: while open, counting goes to `fallback` at once. */
   breaker: Breaker;
   /** Each instance's own floor while Redis is away. */
@@ -95,6 +96,37 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
   redis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
 
   const throttle = createLogThrottle(logger);
+  const cluster = redis instanceof Cluster;
+
+  /**
+   * On a Redis Cluster one script may only touch one slot: each counter (with its guard, which
+   * shares its hash tag) and the entry go as scripts of their own, all sent at once, so a hit
+   * still waits for one round trip. The replies are put together as the single script's.
+   */
+  async function countAndReadBySlot(
+    keys: readonly string[],
+    windows: readonly number[],
+    modes: readonly string[],
+    n: number,
+    digest: string,
+  ): Promise<Reply> {
+    const calls: Promise<Reply>[] = [];
+    for (let i = 0; i < n; i += 1) {
+      calls.push(
+        redis.bffCountAndReadBuffer(
+          2,
+          keys[2 * i]!,
+          keys[2 * i + 1]!,
+          1,
+          windows[i]!,
+          modes[i]!,
+          '',
+        ),
+      );
+    }
+    if (keys.length > 2 * n) calls.push(redis.bffCountAndReadBuffer(1, keys[2 * n]!, 0, digest));
+    return (await Promise.all(calls)).flat();
+  }
 
   /** This instance's count where Redis could not count; a guarded counter needs Redis. */
   const inProcess = (c: CounterRequest): Count | undefined =>
@@ -115,14 +147,16 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
       let reply: Reply;
       try {
         reply = await breaker.run(() =>
-          redis.bffCountAndReadBuffer(
-            keys.length,
-            ...keys,
-            counters.length,
-            ...windows,
-            ...modes,
-            known?.digest ?? '',
-          ),
+          cluster
+            ? countAndReadBySlot(keys, windows, modes, counters.length, known?.digest ?? '')
+            : redis.bffCountAndReadBuffer(
+                keys.length,
+                ...keys,
+                counters.length,
+                ...windows,
+                ...modes,
+                known?.digest ?? '',
+              ),
         );
       } catch (error) {
         // While the breaker is open every call would fail; it logs its own state changes.

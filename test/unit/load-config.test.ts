@@ -24,7 +24,7 @@ describe('loadConfig', () => {
     expect(config.chat.authMode).toBe('session');
     expect(config.search.baseUrl).toBe('https://search.example.test/svc');
     expect(config.search.maxK).toBe(10);
-    expect(config.redis.url).toBeUndefined();
+    expect(config.redis.topology).toEqual({ kind: 'none' });
     expect(config.corsOrigins).toEqual([]);
     expect(Object.isFrozen(config.search.cache)).toBe(true);
   });
@@ -120,5 +120,91 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://a.example.test, http://localhost:5173',
     });
     expect(config.corsOrigins).toEqual(['https://a.example.test', 'http://localhost:5173']);
+  });
+});
+
+describe('Redis topologies (contract section 1)', () => {
+  const secrets = {
+    CURSOR_SECRET: 'c'.repeat(32),
+    SESSION_SECRET: 's'.repeat(32),
+  };
+
+  it('when REDIS_CLUSTER_NODES is set with the shared secrets, then the cluster seeds are parsed', () => {
+    const config = loadConfig({
+      ...minimal,
+      ...secrets,
+      REDIS_CLUSTER_NODES: 'redis-a:7000, redis-b:7001,[::1]:7002',
+      REDIS_PASSWORD: 'pw',
+      REDIS_TLS: 'on',
+    });
+    expect(config.redis.topology).toEqual({
+      kind: 'cluster',
+      nodes: [
+        { host: 'redis-a', port: 7000 },
+        { host: 'redis-b', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    expect(config.redis.tls).toBe(true);
+  });
+
+  it('when REDIS_SENTINELS and REDIS_SENTINEL_MASTER are set, then the sentinel topology is used', () => {
+    const config = loadConfig({
+      ...minimal,
+      ...secrets,
+      REDIS_SENTINELS: 's1:26379,s2:26379',
+      REDIS_SENTINEL_MASTER: 'mymaster',
+    });
+    expect(config.redis.topology).toMatchObject({ kind: 'sentinel', master: 'mymaster' });
+  });
+
+  it.each([
+    ['two topologies', { REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'a:1' }, 'REDIS_URL'],
+    [
+      'all three',
+      {
+        REDIS_URL: 'redis://r:6379',
+        REDIS_CLUSTER_NODES: 'a:1',
+        REDIS_SENTINELS: 's:2',
+        REDIS_SENTINEL_MASTER: 'm',
+      },
+      'mutually exclusive',
+    ],
+    [
+      'sentinels without a master name',
+      { REDIS_SENTINELS: 's:26379' },
+      'REDIS_SENTINEL_MASTER is required',
+    ],
+    [
+      'a master name without sentinels',
+      { REDIS_SENTINEL_MASTER: 'm' },
+      'REDIS_SENTINEL_MASTER needs REDIS_SENTINELS',
+    ],
+    [
+      'a node that is not host:port',
+      { REDIS_CLUSTER_NODES: 'a:1,redis-b' },
+      'REDIS_CLUSTER_NODES must list host:port',
+    ],
+    [
+      'a password beside REDIS_URL',
+      { REDIS_URL: 'redis://r:6379', REDIS_PASSWORD: 'pw' },
+      'REDIS_PASSWORD',
+    ],
+  ])('when %s, then it is a start-up error naming the variables', (_, env, message) => {
+    const problems = problemsOf({ ...minimal, ...secrets, ...env }).join('; ');
+    expect(problems).toContain(message);
+    expect(problems).not.toContain('pw');
+  });
+
+  it.each([
+    ['REDIS_CLUSTER_NODES', { REDIS_CLUSTER_NODES: 'a:7000' }],
+    ['REDIS_SENTINELS', { REDIS_SENTINELS: 's:26379', REDIS_SENTINEL_MASTER: 'm' }],
+  ])('when %s is set without the shared secrets, then it is a start-up error', (_, env) => {
+    expect(problemsOf({ ...minimal, ...env }).join('; ')).toContain(
+      'CURSOR_SECRET and SESSION_SECRET are required',
+    );
+    expect(problemsOf({ ...minimal, CURSOR_SECRET: 'c'.repeat(32), ...env }).join('; ')).toContain(
+      'SESSION_SECRET are required',
+    );
   });
 });

@@ -133,17 +133,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
           if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
           throw error;
         }
-        return parseWith(
-          schema,
-          parseJsonBody(response, 'chat', options.maxJsonDepth),
-          (error) => {
-            throw schemaBreach(
-              'chat',
-              'The chat server sent a response that breaks its schema.',
-              error,
-            );
-          },
-        );
+        return parseWith(schema, parseJsonBody(response, 'chat', options.maxJsonDepth), (error) => {
+          throw schemaBreach(
+            'chat',
+            'The chat server sent a response that breaks its schema.',
+            error,
+          );
+        });
       },
     });
   }

@@ -1,0 +1,319 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { exitOf, freePort, tail, waitForChild, type ExitStatus } from './chaos-processes.js';
+
+/*
+ * Real Redis topologies from Debian's redis-server and redis-cli, on loopback and free ports:
+ * a Cluster of three masters with one replica each, and a Sentinel setup (master, replica,
+ * sentinel). Each node can be SIGKILLed to force a failover.
+ */
+
+const run = promisify(execFile);
+
+export interface RedisNode {
+  readonly port: number;
+  readonly running: boolean;
+  kill(): Promise<void>;
+}
+
+function startNode(args: string[], ready: RegExp): Promise<RedisNode & { stop(): Promise<void> }> {
+  return (async () => {
+    const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = tail(child);
+    let exited = false;
+    const exit: Promise<ExitStatus> = exitOf(child).then((status) => {
+      exited = true;
+      return status;
+    });
+    await waitForChild(child, 'redis-server', { line: ready }, 10_000, output);
+    const port = Number(args[args.indexOf('--port') + 1]);
+    const kill = async () => {
+      if (exited) return;
+      child.kill('SIGKILL');
+      await exit;
+    };
+    return {
+      port,
+      get running() {
+        return !exited;
+      },
+      kill,
+      stop: kill,
+    };
+  })();
+}
+
+/**
+ * `n` different free ports. Each probe releases its port at once, so two probes in a row can
+ * return the same one; a cluster node also needs its port + 10000 (the cluster bus).
+ */
+async function freePorts(n: number, options: { clusterBus?: boolean } = {}): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) {
+    const port = await freePort();
+    if (options.clusterBus && port + 10_000 > 65_535) continue;
+    if (options.clusterBus && [...ports].some((p) => Math.abs(p - port) === 10_000)) continue;
+    ports.add(port);
+  }
+  return [...ports];
+}
+
+/** `redis-cli -p port args…`, its output. */
+export async function redisCli(port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args]);
+  return stdout;
+}
+
+async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+export interface RedisCluster {
+  /** `host:port,…` of every node: what REDIS_CLUSTER_NODES gets. */
+  readonly seeds: string;
+  readonly nodes: readonly RedisNode[];
+  /** The node that is master of the slot `key` (a full key, prefix included) hashes to now. */
+  masterOf(key: string): Promise<RedisNode>;
+  /** Resolves when every live node says the cluster is ok and `port`'s slots have a new master. */
+  failedOver(killed: RedisNode): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Six redis-server processes made one cluster by `redis-cli --cluster create`. */
+export async function startRedisCluster(): Promise<RedisCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-cluster-'));
+  const ports = await freePorts(6, { clusterBus: true });
+  const settled = await Promise.allSettled(
+    ports.map((port) =>
+      startNode(
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--dir',
+          dir,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          // Seconds, not the default 15: a killed master is replaced within a few seconds.
+          '--cluster-node-timeout',
+          '1000',
+          // A replica may take over however long its master has been gone.
+          '--cluster-replica-validity-factor',
+          '0',
+          // Replicas sync at once, not after the default 5 s batching delay.
+          '--repl-diskless-sync-delay',
+          '0',
+        ],
+        /Ready to accept connections/,
+      ),
+    ),
+  );
+  const nodes = settled.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(nodes.map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
+    throw failed.reason;
+  }
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await run('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((port) => `127.0.0.1:${port}`),
+      '--cluster-replicas',
+      '1',
+      '--cluster-yes',
+    ]);
+    await until(
+      'the cluster to be ok on every node',
+      async () =>
+        (await Promise.all(ports.map((port) => redisCli(port, 'cluster', 'info')))).every((info) =>
+          info.includes('cluster_state:ok'),
+        ),
+      20_000,
+    );
+    // A replica that has not finished its first sync cannot take over its master.
+    await until(
+      'every replica to be in sync',
+      async () => {
+        const infos = await Promise.all(ports.map((port) => redisCli(port, 'info', 'replication')));
+        const replicas = infos.filter((info) => info.includes('role:slave'));
+        return replicas.length === 3 && replicas.every((i) => i.includes('master_link_status:up'));
+      },
+      20_000,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const byPort = new Map(nodes.map((node) => [node.port, node]));
+  const live = () => nodes.filter((node) => node.running);
+
+  async function masterPortOf(key: string): Promise<number> {
+    const probe = live()[0]!;
+    const slot = Number((await redisCli(probe.port, 'cluster', 'keyslot', key)).trim());
+    const lines = (await redisCli(probe.port, 'cluster', 'nodes')).trim().split('\n');
+    for (const line of lines) {
+      const fields = line.split(' ');
+      if (!fields[2]?.includes('master') || fields[2].includes('fail')) continue;
+      const port = Number(/:(\d+)@/.exec(fields[1] ?? '')?.[1]);
+      for (const range of fields.slice(8)) {
+        const [from, to] = range.split('-').map(Number);
+        if (slot >= from! && slot <= (to ?? from)!) return port;
+      }
+    }
+    throw new Error(`no master serves slot ${slot}`);
+  }
+
+  return {
+    seeds: ports.map((port) => `127.0.0.1:${port}`).join(','),
+    nodes,
+    async masterOf(key) {
+      return byPort.get(await masterPortOf(key))!;
+    },
+    async failedOver(killed) {
+      await until(
+        'a replica to take over the killed master',
+        async () => {
+          const infos = await Promise.all(live().map((n) => redisCli(n.port, 'cluster', 'info')));
+          if (!infos.every((info) => info.includes('cluster_state:ok'))) return false;
+          const nodesText = await redisCli(live()[0]!.port, 'cluster', 'nodes');
+          const masters = nodesText
+            .split('\n')
+            .filter((l) => l.includes('master') && !l.includes('fail'));
+          return masters.length === 3 && !masters.some((l) => l.includes(`:${killed.port}@`));
+        },
+        30_000,
+      );
+    },
+    stop,
+  };
+}
+
+export interface RedisSentinelSetup {
+  /** `host:port` of the Sentinel: what REDIS_SENTINELS gets. */
+  readonly sentinels: string;
+  readonly masterName: string;
+  /** The node that is master now, as the Sentinel says. */
+  master(): Promise<RedisNode>;
+  /** Resolves when the Sentinel names another master than `killed`, and it answers. */
+  failedOver(killed: RedisNode): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A master, a replica and one Sentinel (quorum 1) that fails over within seconds. */
+export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
+  const dir = mkdtempSync(join(tmpdir(), 'bff-sentinel-'));
+  const masterName = 'bffmaster';
+  const [masterPort, replicaPort, sentinelPort] = (await freePorts(3)) as [number, number, number];
+  const common = [
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--repl-diskless-sync-delay',
+    '0',
+  ];
+  const started: { stop(): Promise<void> }[] = [];
+  const begin = async (args: string[], ready: RegExp) => {
+    try {
+      const node = await startNode(args, ready);
+      started.push(node);
+      return node;
+    } catch (error) {
+      await Promise.all(started.map((node) => node.stop()));
+      rmSync(dir, { recursive: true, force: true });
+      throw error;
+    }
+  };
+  const master = await begin(
+    ['--port', String(masterPort), ...common],
+    /Ready to accept connections/,
+  );
+  const replica = await begin(
+    ['--port', String(replicaPort), ...common, '--replicaof', '127.0.0.1', String(masterPort)],
+    /Ready to accept connections/,
+  );
+  const config = join(dir, 'sentinel.conf');
+  writeFileSync(
+    config,
+    [
+      `port ${sentinelPort}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
+      `sentinel down-after-milliseconds ${masterName} 1000`,
+      `sentinel failover-timeout ${masterName} 3000`,
+      `sentinel parallel-syncs ${masterName} 1`,
+      '',
+    ].join('\n'),
+  );
+  const sentinel = await begin(
+    [config, '--sentinel', '--port', String(sentinelPort)],
+    /\+monitor master/,
+  );
+  const nodes = [master, replica];
+  const stop = async () => {
+    await Promise.all([sentinel, ...nodes].map((node) => node.stop()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await until(
+      'the replica to be in sync',
+      async () =>
+        (await redisCli(replicaPort, 'info', 'replication')).includes('master_link_status:up'),
+      10_000,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const masterPortNow = async () => {
+    const reply = await redisCli(sentinelPort, 'sentinel', 'get-master-addr-by-name', masterName);
+    return Number(reply.trim().split('\n')[1]);
+  };
+  return {
+    sentinels: `127.0.0.1:${sentinelPort}`,
+    masterName,
+    async master() {
+      const port = await masterPortNow();
+      return nodes.find((node) => node.port === port)!;
+    },
+    async failedOver(killed) {
+      await until(
+        'the Sentinel to promote the replica',
+        async () => {
+          const port = await masterPortNow();
+          if (port === killed.port) return false;
+          return (await redisCli(port, 'info', 'replication')).includes('role:master');
+        },
+        30_000,
+      );
+    },
+    stop,
+  };
+}

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  redisCli,
+  startRedisCluster,
+  startRedisSentinel,
+  type RedisCluster,
+  type RedisNode,
+  type RedisSentinelSetup,
+} from '../harness/redis-topologies.js';
+import type { TestGateway } from '../helpers/test-gateway.js';
+import { BROWSER_HEADERS } from '../helpers/test-gateway.js';
+import { useUpstreams } from '../helpers/upstreams.js';
+
+/*
+ * Contract section 4 with many instances (issue: scale-out): two gateways on one real Redis
+ * Cluster (six redis-server processes) and on a real Sentinel setup, sharing cache entries,
+ * sessions and rate limits, making one upstream call per key between them, and answering
+ * through a master's death.
+ */
+
+const upstreams = useUpstreams();
+
+/** Search calls the simulator received for a query. */
+const searchCalls = (q: string) =>
+  upstreams.search.requests.filter(
+    (r) => r.pathname === '/v1/search' && new URL(`http://x${r.url}`).searchParams.get('q') === q,
+  ).length;
+
+/** Two instances of one deployment: the same Redis, prefix and secrets. */
+async function pair(redisEnv: Record<string, string>, extra: Record<string, string> = {}) {
+  const env = {
+    ...redisEnv,
+    REDIS_KEY_PREFIX: `scale:${randomUUID()}:`,
+    // Three servers share two cores here: 100 ms would make scheduler noise a Redis failure.
+    REDIS_COMMAND_TIMEOUT_MS: '500',
+    SESSION_COOKIE_SECURE: 'false',
+    ...extra,
+  };
+  const a = await upstreams.gateway({ env });
+  const b = await upstreams.gateway({ env });
+  return { a, b, prefix: env.REDIS_KEY_PREFIX };
+}
+
+const search = (gw: TestGateway, q: string) => request(gw.app).get(`/api/search?q=${q}&k=3`);
+
+/** The behaviours every shared topology must have, run against each. */
+function sharedStateCases(redisEnv: () => Record<string, string>) {
+  it('when one instance caches an answer, then the other serves it as a hit', async () => {
+    const { a, b } = await pair(redisEnv());
+    const first = await search(a, 'desk+lamp');
+    expect(first.status).toBe(200);
+    expect(first.headers['x-cache']).toBe('MISS');
+    // The write is off the answer's path: the other instance may ask a moment before it lands.
+    let second = await search(b, 'desk+lamp');
+    for (let i = 0; i < 20 && second.headers['x-cache'] !== 'HIT'; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      second = await search(b, 'desk+lamp');
+    }
+    expect(second.headers['x-cache']).toBe('HIT');
+    expect(second.text).toBe(first.text);
+    expect(searchCalls('desk lamp')).toBe(1);
+  });
+
+  it('when 40 concurrent requests for a new key arrive at both instances, then the search service gets one call', async () => {
+    const { a, b } = await pair(redisEnv());
+    upstreams.search.faults.add({
+      fault: { kind: 'delay', ms: 400 },
+      pathPrefix: '/v1/search',
+      times: 1,
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => search(i % 2 === 0 ? a : b, 'espresso+grinder')),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(40).fill(200));
+    expect(new Set(answers.map((r) => r.text)).size).toBe(1);
+    expect(searchCalls('espresso grinder')).toBe(1);
+    const collapsed = answers.filter((r) =>
+      String(r.headers['cache-status']).includes('collapsed'),
+    );
+    expect(collapsed.length).toBeGreaterThan(0);
+  });
+
+  it('when a user logs in on one instance, then the other knows the session, and logging out ends it on both', async () => {
+    const { a, b } = await pair(redisEnv());
+    const cookie = await upstreams.login(a, 'member');
+    const onB = await request(b.app).get('/api/auth/session').set('Cookie', cookie);
+    expect(onB.status).toBe(200);
+    await request(b.app).post('/api/auth/logout').set(BROWSER_HEADERS).set('Cookie', cookie);
+    const after = await request(a.app).get('/api/auth/session').set('Cookie', cookie);
+    expect(after.status).toBe(401);
+  });
+
+  it('when a client spreads its requests over both instances, then they count against one limit', async () => {
+    const { a, b } = await pair(redisEnv(), { RATE_LIMIT_PER_CLIENT: '6' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i += 1) {
+      statuses.push((await search(i % 2 === 0 ? a : b, 'kettle')).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+  });
+}
+
+/** Requests from both instances in a loop until `stop` resolves; every answer recorded. */
+async function underLoad(gws: TestGateway[], q: string, stop: Promise<unknown>) {
+  const statuses: number[] = [];
+  const caches: string[] = [];
+  const bodies: string[] = [];
+  let done = false;
+  void stop.finally(() => (done = true));
+  await Promise.all(
+    gws.flatMap((gw) =>
+      Array.from({ length: 4 }, async () => {
+        while (!done) {
+          const res = await search(gw, q);
+          statuses.push(res.status);
+          caches.push(String(res.headers['x-cache']));
+          if (res.status !== 200) bodies.push(res.text);
+        }
+      }),
+    ),
+  );
+  return { statuses, caches, bodies };
+}
+
+async function waitForHit(gw: TestGateway, q: string) {
+  for (let i = 0; i < 100; i += 1) {
+    const res = await search(gw, q);
+    expect(res.status).toBe(200);
+    if (res.headers['x-cache'] === 'HIT') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('hits did not resume after the failover');
+}
+
+describe('two instances on a Redis Cluster', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  sharedStateCases(() => ({ REDIS_CLUSTER_NODES: cluster.seeds }));
+
+  it('when the master holding a hot key is killed under load, then no answer fails and hits resume after the failover', async () => {
+    const { a, b, prefix } = await pair(
+      { REDIS_CLUSTER_NODES: cluster.seeds },
+      { RATE_LIMIT_PER_CLIENT: '1000000' },
+    );
+    await search(a, 'bluetooth+speaker');
+    await waitForHit(b, 'bluetooth+speaker');
+    const keys = (
+      await Promise.all(
+        cluster.nodes
+          .filter((n) => n.running)
+          .map((n) => redisCli(n.port, 'keys', `${prefix}search:*`)),
+      )
+    )
+      .join('\n')
+      .split('\n')
+      .filter((k) => k !== '');
+    // A master and its replica both hold it.
+    expect(new Set(keys).size).toBe(1);
+    const master: RedisNode = await cluster.masterOf(keys[0]!);
+
+    const failover = (async () => {
+      await master.kill();
+      await cluster.failedOver(master);
+    })();
+    const load = await underLoad([a, b], 'bluetooth+speaker', failover);
+    await failover;
+    expect(load.statuses.length).toBeGreaterThan(20);
+    expect(load.statuses.filter((s) => s !== 200)).toEqual([]);
+    await waitForHit(a, 'bluetooth+speaker');
+    await waitForHit(b, 'bluetooth+speaker');
+  }, 60_000);
+});
+
+describe('two instances on Redis Sentinel', () => {
+  let setup: RedisSentinelSetup;
+  beforeAll(async () => {
+    setup = await startRedisSentinel();
+  }, 30_000);
+  afterAll(() => setup?.stop());
+
+  const sentinelEnv = () => ({
+    REDIS_SENTINELS: setup.sentinels,
+    REDIS_SENTINEL_MASTER: setup.masterName,
+  });
+
+  sharedStateCases(sentinelEnv);
+
+  it('when the master dies under load, then cached reads never fail, sessions are never logged out, and hits resume on the new master', async () => {
+    const { a, b } = await pair(sentinelEnv(), {
+      RATE_LIMIT_PER_CLIENT: '1000000',
+      RATE_LIMIT_PER_SESSION: '1000000',
+    });
+    const cookie = await upstreams.login(a, 'member');
+    await search(a, 'yoga+mat');
+    await waitForHit(b, 'yoga+mat');
+    const master = await setup.master();
+
+    const sessionStatuses: number[] = [];
+    const failover = (async () => {
+      await master.kill();
+      await setup.failedOver(master);
+    })();
+    const sessions = (async () => {
+      let done = false;
+      void failover.finally(() => (done = true));
+      while (!done) {
+        const res = await request(b.app).get('/api/auth/session').set('Cookie', cookie);
+        sessionStatuses.push(res.status);
+        if (res.status === 503) expect(res.headers['retry-after']).toBeDefined();
+      }
+    })();
+    const load = await underLoad([a, b], 'yoga+mat', failover);
+    await Promise.all([failover, sessions]);
+    expect(
+      load.statuses.filter((s) => s !== 200),
+      load.bodies.join('\n').slice(0, 2000),
+    ).toEqual([]);
+    // 503 while no master answers is allowed; a false logout (401) never is.
+    expect(sessionStatuses.filter((s) => s !== 200 && s !== 503)).toEqual([]);
+    await waitForHit(a, 'yoga+mat');
+    await waitForHit(b, 'yoga+mat');
+    // The session was written before the failover; the replica had it, so it survived.
+    for (let i = 0; i < 50; i += 1) {
+      const res = await request(a.app).get('/api/auth/session').set('Cookie', cookie);
+      if (res.status === 200) return;
+      expect(res.status).toBe(503);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('the session did not come back after the failover');
+  }, 60_000);
+});
