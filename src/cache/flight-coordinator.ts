@@ -153,10 +153,11 @@ export function createRedisFlights(options: RedisFlightOptions): FlightCoordinat
     async start() {
       await subscriber.connect().catch(() => undefined);
     },
-    async close() {
+    close() {
       for (const wake of waiters.values()) for (const resolve of wake) resolve();
       waiters.clear();
       subscriber.disconnect();
+      return Promise.resolve();
     },
   };
 }
