@@ -110,6 +110,11 @@ export const EnvSchema = z
     CHAT_AUTH_MODE: z.enum(['session', 'service']).default('session'),
     CHAT_EMAIL: z.email({ error: 'must be an email address' }).optional(),
     CHAT_API_KEY: z.string().min(1).optional(),
+    /**
+     * Keep cached chat data fresh from the chat server's event queue; default on when the
+     * service account (CHAT_EMAIL, CHAT_API_KEY) is set.
+     */
+    CHAT_EVENTS: z.enum(['on', 'off']).optional(),
     CHAT_TIMEOUT_MS: integer(50, 60_000).default(5000),
     /** Status update, emoji deletion and each login call: writes are never retried. */
     CHAT_WRITE_TIMEOUT_MS: integer(50, 60_000).default(8000),
@@ -276,6 +281,15 @@ export const EnvSchema = z
       when: () => true,
     },
   )
+  .refine(
+    (env) =>
+      env.CHAT_EVENTS !== 'on' || (env.CHAT_EMAIL !== undefined && env.CHAT_API_KEY !== undefined),
+    {
+      path: ['CHAT_EVENTS'],
+      message: 'on needs CHAT_EMAIL and CHAT_API_KEY (the queue is the service account’s)',
+      when: () => true,
+    },
+  )
   .refine((env) => env.HEADERS_TIMEOUT_MS <= env.REQUEST_TIMEOUT_MS, {
     path: ['HEADERS_TIMEOUT_MS'],
     message: 'must not exceed REQUEST_TIMEOUT_MS (the headers are part of the request)',
@@ -320,6 +334,9 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     authMode: e.CHAT_AUTH_MODE,
     email: e.CHAT_EMAIL,
     apiKey: e.CHAT_API_KEY,
+    events:
+      e.CHAT_EVENTS === 'on' ||
+      (e.CHAT_EVENTS === undefined && e.CHAT_EMAIL !== undefined && e.CHAT_API_KEY !== undefined),
     timeoutMs: e.CHAT_TIMEOUT_MS,
     writeTimeoutMs: e.CHAT_WRITE_TIMEOUT_MS,
     connectTimeoutMs: e.CHAT_CONNECT_TIMEOUT_MS,

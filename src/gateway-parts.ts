@@ -13,6 +13,7 @@ import {
   createServiceCredentials,
   createSessionCredentials,
 } from './features/chat/chat-credentials.js';
+import { createChatEvents, type ChatEvents } from './features/chat/chat-events.js';
 import { CHAT_ROUTE, createChatFeature } from './features/chat/chat-feature.js';
 import { createSearchFeature, SEARCH_ROUTE } from './features/search/search-feature.js';
 import { createReadiness, type Readiness } from './health/readiness.js';
@@ -50,6 +51,8 @@ export interface GatewayParts {
   redis: RedisConnection | undefined;
   /** The fleet's single flight: its subscriber connects and closes with Redis. */
   flights: FlightCoordinator;
+  /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
+  chatEvents: ChatEvents | undefined;
   upstreams: readonly Upstream[];
   /** Breakers other than the upstreams' own (Redis per use), to stop with the rest. */
   breakers: readonly Breaker[];
@@ -57,6 +60,8 @@ export interface GatewayParts {
 
 /** The search service's status is probed at most this often (contract section 2.1: within 5 s). */
 const SEARCH_STATUS_INTERVAL_MS = 5000;
+/** A chat-events lease its holder stops renewing is taken over within this (contract: 15 s). */
+const CHAT_EVENTS_LEASE_MS = 8000;
 /** Connections kept to each upstream at most. */
 const UPSTREAM_CONNECTIONS = 64;
 
@@ -145,6 +150,18 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     ? createServiceCredentials(serviceAccount)
     : createSessionCredentials({ sessions, cookie });
   const chat = createChatFeature({ config, client: chatClient, loader, credentials });
+  // One event queue per deployment keeps the folders fresh (CHAT_EVENTS), with the service
+  // account whatever the auth mode; the lease decides which instance holds it.
+  const chatEvents =
+    config.chat.events && config.chat.email !== undefined && config.chat.apiKey !== undefined
+      ? createChatEvents({
+          client: chatClient,
+          credentials: { email: config.chat.email, apiKey: config.chat.apiKey },
+          folders: chat.service.folderCache,
+          lease: stores.lease('chat-events:lease', CHAT_EVENTS_LEASE_MS),
+          logger,
+        })
+      : undefined;
   const bootstrap = createBootstrapFeature({
     chat: chat.service,
     credentials,
@@ -180,9 +197,26 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     { name: 'cache', check: () => ({ backend: cache.backend, ...cache.health() }) },
     { name: 'search', check: circuitCheck(searchUpstream.breaker) },
     { name: 'chat', check: circuitCheck(chatUpstream.breaker) },
+    ...(chatEvents
+      ? [
+          {
+            name: 'chat-events',
+            // Shown, never failing: without the queue, folders live by their TTL.
+            check: () => {
+              const { state, lagSeconds } = chatEvents.status();
+              return {
+                status: state === 'backoff' ? ('degraded' as const) : ('ok' as const),
+                state,
+                ...(lagSeconds === undefined ? {} : { lagSeconds: Math.round(lagSeconds) }),
+              };
+            },
+          },
+        ]
+      : []),
   ]);
   // Health, readiness and metrics: on the public listener, or on OPS_PORT's alone.
   const ops = createOpsRouter({ readiness, metrics, metricsToken: config.metrics.token });
+  if (chatEvents) metrics.watchChatEvents(() => chatEvents.status());
   metrics.watchBreakers({
     search: searchUpstream.breaker,
     chat: chatUpstream.breaker,
@@ -233,6 +267,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     cache,
     redis: stores.redis,
     flights: stores.flights,
+    chatEvents,
     upstreams: [searchUpstream, chatUpstream],
     breakers: Object.values(stores.breakers),
   };

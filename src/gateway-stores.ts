@@ -14,6 +14,7 @@ import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
 import type { SessionStore } from './sessions/session-store.js';
+import { SOLO_LEASE, createRedisLease, type Lease } from './state/lease.js';
 import { createMemoryCounters } from './state/memory-counters.js';
 import { createMemorySharedState } from './state/memory-shared-state.js';
 import { createRedisSharedState } from './state/redis-shared-state.js';
@@ -27,6 +28,8 @@ export interface GatewayStores {
   state: SharedState;
   /** One upstream call per key across the fleet (this process alone without Redis). */
   flights: FlightCoordinator;
+  /** A lease one instance of the deployment holds at a time (the one instance without Redis). */
+  lease(key: string, ttlMs: number): Lease;
   /** The breakers of each use of Redis, by name (none without Redis). */
   breakers: Record<string, Breaker>;
 }
@@ -41,7 +44,15 @@ export function createGatewayStores(config: Config, logger: Logger): GatewayStor
     const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
     const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax });
     const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
-    return { redis: undefined, cache, sessions, state, flights: SOLO_FLIGHTS, breakers: {} };
+    return {
+      redis: undefined,
+      cache,
+      sessions,
+      state,
+      flights: SOLO_FLIGHTS,
+      lease: () => SOLO_LEASE,
+      breakers: {},
+    };
   }
   // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
   // take sessions or rate limits down with it. Three failures and that use skips Redis for a
@@ -76,6 +87,7 @@ export function createGatewayStores(config: Config, logger: Logger): GatewayStor
       bodies: createBodyLayer({ maxBytes: config.cacheMaxBytes }),
       logger,
     }),
+    lease: (key, ttlMs) => createRedisLease({ redis, key, ttlMs }),
     breakers,
   };
 }

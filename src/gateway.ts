@@ -111,6 +111,7 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
       // A stop that began while Redis was connecting wins: nothing starts listening after it.
       if (parts.readiness.draining) return;
       url = await http.listen(config.port, config.host);
+      parts.chatEvents?.start();
       if (ops && config.opsPort !== undefined)
         opsUrl = await listen(ops, config.opsPort, config.host);
       logger.info({ maxConnections }, 'client connections capped');
@@ -127,7 +128,10 @@ export function createGateway(config: Config, dependencies: { logger: Logger }):
         await parts.loader.settled();
         return true as const;
       })();
+      // The event queue is deleted and its lease released while the chat pool and Redis are up.
+      const eventsStopped = parts.chatEvents?.stop();
       const clean = await Promise.race([drained, hardDeadline]);
+      await Promise.race([eventsStopped, hardDeadline]);
       if (!clean) http.destroyAll();
       if (ops?.listening) {
         ops.closeAllConnections();

@@ -4,6 +4,7 @@ import { authenticate } from './chat-auth.js';
 import { CONTENT_ROUTES } from './chat-content-routes.js';
 import { ChatApiError, rateLimited } from './chat-errors.js';
 import { createChatParams, parseFormBody } from './chat-params.js';
+import type { EventQueues } from './chat-events.js';
 import type { ChatRealm } from './chat-realm.js';
 import { sendError, sendSuccess } from './chat-responses.js';
 import type { ChatRoute } from './chat-route.js';
@@ -11,6 +12,12 @@ import { STATUS_ROUTES } from './chat-status-route.js';
 import { USER_ROUTES } from './chat-user-routes.js';
 
 const API_PREFIX = '/api/v1';
+
+/** The real-time events endpoints (long-polls: answered asynchronously) and their methods. */
+const EVENT_ROUTES: Readonly<Record<string, readonly string[]>> = {
+  '/register': ['POST'],
+  '/events': ['GET', 'DELETE'],
+};
 
 /** Order matters: /users/me is listed before /users/{email}, as in Zulip's urls.py. */
 const ROUTES: readonly ChatRoute[] = [...USER_ROUTES, ...STATUS_ROUTES, ...CONTENT_ROUTES];
@@ -56,9 +63,13 @@ export function createChatHandler(deps: {
   realm: ChatRealm;
   rateLimits: RateLimitQueue;
   now: () => number;
+  events: EventQueues;
+  /** The simulator's own control interface (not Zulip's): below /__sim/. */
+  control: SimHandler;
 }): SimHandler {
   const { realm } = deps;
-  return (req, res, recorded) => {
+  return async (req, res, recorded) => {
+    if (recorded.pathname.startsWith('/__sim/')) return deps.control(req, res, recorded);
     const relative = recorded.pathname.startsWith(`${API_PREFIX}/`)
       ? recorded.pathname.slice(API_PREFIX.length)
       : undefined;
@@ -69,6 +80,31 @@ export function createChatHandler(deps: {
             (route) =>
               route.pattern.test(relative) && realm.featureLevel >= (route.minFeatureLevel ?? 0),
           );
+    const eventsRoute = relative === undefined ? undefined : EVENT_ROUTES[relative];
+    if (eventsRoute) {
+      if (!eventsRoute.includes(recorded.method)) return sendMethodNotAllowed(res, eventsRoute);
+      const query = new URLSearchParams(recorded.url.split('?')[1] ?? '');
+      const params = createChatParams(
+        query,
+        parseFormBody(req.headers['content-type'], recorded.body),
+      );
+      const closed = new Promise<void>((resolve) => res.once('close', () => resolve()));
+      try {
+        const user = authenticate(realm, req.headers.authorization);
+        const retryAfter = deps.rateLimits.take();
+        if (retryAfter !== undefined) throw rateLimited(retryAfter, deps.now());
+        let data: Record<string, unknown>;
+        if (relative === '/register') data = deps.events.register(user, params);
+        else if (recorded.method === 'GET') data = await deps.events.poll(user, params, closed);
+        else data = deps.events.remove(user, params);
+        if (res.destroyed) return;
+        sendSuccess(res, data, params.ignored(), realm.featureLevel);
+      } catch (error) {
+        if (!(error instanceof ChatApiError)) throw error;
+        sendError(res, error);
+      }
+      return;
+    }
     if (relative === undefined || candidates.length === 0) return sendUnknownEndpoint(res);
     const route = candidates.find((candidate) => candidate.method === recorded.method);
     if (!route) return sendMethodNotAllowed(res, [...new Set(candidates.map((c) => c.method))]);

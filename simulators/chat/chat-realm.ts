@@ -25,7 +25,8 @@ export interface ChatRealm {
   readonly customProfileFields: readonly CustomProfileField[];
   readonly drafts: readonly ChatDraft[];
   readonly customEmoji: readonly CustomEmoji[];
-  readonly channelFolders: readonly ChannelFolder[];
+  /** Replaced as a whole by the control interface (chat-control.ts). */
+  channelFolders: readonly ChannelFolder[];
   /** Statuses set through POST /users/{user_id}/status, by user id. */
   readonly statuses: Map<number, UserStatus>;
   userById(id: number): ChatUser | undefined;

@@ -1,5 +1,7 @@
 import { createSimServer, type SimServer } from '../sim-server.js';
 import { toBasicAuth } from './chat-auth.js';
+import { createChatControl, createControlHandler, type ChatControl } from './chat-control.js';
+import { createEventQueues, type EventQueues } from './chat-events.js';
 import { createChatHandler } from './chat-handler.js';
 import type { ChatCredentials } from './chat-model.js';
 import { createChatRealm, type ChatRealm, type CredentialKind } from './chat-realm.js';
@@ -14,6 +16,10 @@ export interface ChatSimulatorOptions {
   featureLevel?: number;
   /** The realm's host, used in dummy addresses `user{id}@{realmHost}` and bot addresses. */
   realmHost?: string;
+  /** How long an event long-poll waits before its heartbeat (Zulip: about a minute). */
+  heartbeatMs?: number;
+  /** The default idle timeout of an event queue (Zulip: 10 minutes). */
+  eventQueueIdleMs?: number;
 }
 
 /** A simulated Zulip server: the shared SimServer plus the realm and helpers for tests. */
@@ -32,6 +38,10 @@ export interface ChatSimulator extends SimServer {
    * authenticated (a 401 leaves the limit pending); POST /fetch_api_key is limited before.
    */
   rateLimitNext(seconds: number, times?: number): void;
+  /** Changes folders and sends the matching events (also over HTTP below /__sim/). */
+  readonly control: ChatControl;
+  /** The event queues registered through POST /register. */
+  readonly events: EventQueues;
 }
 
 function assertFeatureLevel(level: number): void {
@@ -56,11 +66,18 @@ export function createChatSimulator(options: ChatSimulatorOptions = {}): ChatSim
 
   const realm = createChatRealm({ host: realmHost, featureLevel });
   const pendingLimits: number[] = [];
+  const events = createEventQueues(realm, {
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.eventQueueIdleMs === undefined ? {} : { idleTimeoutMs: options.eventQueueIdleMs }),
+  });
+  const control = createChatControl(realm, events, () => Date.now());
   const sim = createSimServer(
     createChatHandler({
       realm,
       rateLimits: { take: () => pendingLimits.shift() },
       now: () => Date.now(),
+      events,
+      control: createControlHandler(control),
     }),
   );
 
@@ -76,8 +93,13 @@ export function createChatSimulator(options: ChatSimulatorOptions = {}): ChatSim
     get apiBase() {
       return `${sim.origin}/api/v1`;
     },
-    close: () => sim.close(),
+    close: () => {
+      events.close();
+      return sim.close();
+    },
     realm,
+    control,
+    events,
     credentials: (kind) => realm.credentials(kind),
     authHeader(kind) {
       const { email, apiKey } = realm.credentials(kind);

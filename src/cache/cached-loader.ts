@@ -37,6 +37,11 @@ export interface CachedLoader {
     load: () => Promise<Representation>,
     call?: LoaderCall,
   ): Promise<Cached>;
+  /**
+   * Stores a representation fetched outside a read (the chat events' refresh): fresh from now,
+   * with the key's windows, as a load would have stored it.
+   */
+  put(key: string, windows: CacheWindows, representation: Representation): Promise<void>;
   /** Resolves when every load and cache write under way has settled (shutdown, tests). */
   settled(): Promise<void>;
 }
@@ -183,6 +188,9 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
         cached.cacheStatus === 'HIT' ? 'hit' : cached.cacheStatus === 'STALE' ? 'stale' : 'miss',
       );
       return cached;
+    },
+    put(key, windows, representation) {
+      return store.set(key, toEntry(representation, windows, now(), 1));
     },
     async settled() {
       await Promise.allSettled([...inflight.values(), ...writes]);

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { isAppError } from '../errors/app-error.js';
 import { statusOf } from '../errors/to-problem.js';
+import { CHAT_EVENTS_STATES, type ChatEventsStatus } from '../features/chat/chat-events.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 
 export type CacheResult = 'hit' | 'miss' | 'stale';
@@ -18,6 +19,8 @@ export interface Metrics {
   countCache(resource: CacheResource, result: CacheResult): void;
   /** Breakers whose state the gauge reports at each scrape. */
   watchBreakers(breakers: Readonly<Record<string, Breaker>>): void;
+  /** The chat event queue's state, events applied, registrations and lag, read at each scrape. */
+  watchChatEvents(status: () => ChatEventsStatus): void;
   render(): Promise<string>;
 }
 
@@ -61,6 +64,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       observeUpstream: () => undefined,
       countCache: () => undefined,
       watchBreakers: () => undefined,
+      watchChatEvents: () => undefined,
       render: () => Promise.resolve(''),
     };
   }
@@ -97,6 +101,44 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       }
     },
   });
+  let chatEvents: (() => ChatEventsStatus) | undefined;
+  let counted = { applied: 0, registrations: 0 };
+  new Gauge({
+    name: 'gateway_chat_events_queue_state',
+    help: 'The chat event queue of this instance: 1 for its current state, 0 for the others.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      if (!chatEvents) return;
+      const { state } = chatEvents();
+      for (const candidate of CHAT_EVENTS_STATES) {
+        this.set({ state: candidate }, candidate === state ? 1 : 0);
+      }
+    },
+  });
+  const increase = (name: 'applied' | 'registrations', help: string) =>
+    new Counter({
+      name: `gateway_chat_events_${name}_total`,
+      help,
+      registers: [registry],
+      collect() {
+        if (!chatEvents) return;
+        const now = chatEvents()[name];
+        if (now > counted[name]) this.inc(now - counted[name]);
+        counted = { ...counted, [name]: now };
+      },
+    });
+  increase('applied', 'Events taken from the chat event queue (heartbeats included).');
+  increase('registrations', 'Chat event queues registered (a lost queue is registered anew).');
+  new Gauge({
+    name: 'gateway_chat_events_lag_seconds',
+    help: 'Seconds since the chat event queue last answered a poll.',
+    registers: [registry],
+    collect() {
+      const lag = chatEvents?.().lagSeconds;
+      if (lag !== undefined) this.set(lag);
+    },
+  });
   return {
     enabled: true,
     contentType: registry.contentType,
@@ -109,6 +151,9 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     countCache: (resource, result) => cache.inc({ resource, result }),
     watchBreakers(breakers) {
       Object.assign(watched, breakers);
+    },
+    watchChatEvents(status) {
+      chatEvents = status;
     },
     render: () => registry.metrics(),
   };

@@ -68,6 +68,9 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     SESSION_SECRET,
     CORS_ORIGINS: APP_ORIGIN,
     REDIS_KEY_PREFIX: prefix,
+    // The chat event queue is on by default with a service account; tests that want it say so
+    // (test/integration/chat-events.test.ts), so the others see only their own chat calls.
+    CHAT_EVENTS: 'off',
     ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
     ...options.env,
   });

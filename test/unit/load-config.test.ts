@@ -208,3 +208,18 @@ describe('Redis topologies (contract section 1)', () => {
     );
   });
 });
+
+describe('CHAT_EVENTS', () => {
+  const service = { CHAT_AUTH_MODE: 'service', CHAT_EMAIL: 'bot@example.test', CHAT_API_KEY: 'k' };
+  it('when the service account is set, then the event queue is on by default', () => {
+    expect(loadConfig({ ...minimal, ...service }).chat.events).toBe(true);
+    expect(loadConfig({ ...minimal, ...service, CHAT_EVENTS: 'off' }).chat.events).toBe(false);
+  });
+
+  it('when there is no service account, then it is off, and on is a start-up error', () => {
+    expect(loadConfig(minimal).chat.events).toBe(false);
+    expect(problemsOf({ ...minimal, CHAT_EVENTS: 'on' }).join()).toContain(
+      'CHAT_EVENTS on needs CHAT_EMAIL and CHAT_API_KEY',
+    );
+  });
+});

@@ -4,6 +4,7 @@ import { toRepresentation } from '../../cache/cache-entry.js';
 import type { Cached, CachedLoader, LoaderCall } from '../../cache/cached-loader.js';
 import type { ChatCall, ChatClient, StatusUpdate } from '../../upstreams/chat/chat-client.js';
 import type { ChannelFolder, Draft, User } from '../../upstreams/chat/chat-schemas.js';
+import type { FolderCache } from './chat-events.js';
 
 export interface ChatServiceOptions {
   client: ChatClient;
@@ -25,6 +26,8 @@ export interface ChatService {
   ): Promise<{ user: User }>;
   updateStatus(call: ChatCall, userId: number, update: StatusUpdate): Promise<void>;
   deactivateEmoji(call: ChatCall, emojiName: string): Promise<void>;
+  /** The chat events' view of the folder cache: both lists replaced from one full list. */
+  readonly folderCache: FolderCache;
 }
 
 /** Bump when the cached representation changes shape, so old entries are never served. */
@@ -52,6 +55,25 @@ export function createChatService(options: ChatServiceOptions): ChatService {
   const realmKey = createHash('sha256').update(options.realm).digest('base64url').slice(0, 16);
   const channelFoldersKey = (includeArchived: boolean) =>
     `channel-folders:${KEY_VERSION}:${realmKey}:archived=${includeArchived}`;
+  const foldersRepresentation = (folders: readonly ChannelFolder[]) =>
+    toRepresentation(
+      { channel_folders: sortChannelFolders(folders) },
+      'application/json; charset=utf-8',
+    );
+  /**
+   * Every folder (archived ones included) makes both cached lists: the list without archived
+   * folders is the same objects the server sends for include_archived=false.
+   */
+  const replaceFolders = async (all: readonly ChannelFolder[]) => {
+    await Promise.all([
+      loader.put(channelFoldersKey(true), options.channelFoldersCache, foldersRepresentation(all)),
+      loader.put(
+        channelFoldersKey(false),
+        options.channelFoldersCache,
+        foldersRepresentation(all.filter((folder) => !folder.is_archived)),
+      ),
+    ]);
+  };
 
   return {
     async drafts(call) {
@@ -61,13 +83,8 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     channelFoldersKey,
     channelFolders(call, includeArchived, loading) {
       const key = channelFoldersKey(includeArchived);
-      const load = async () => {
-        const folders = await client.getChannelFolders(call, includeArchived);
-        return toRepresentation(
-          { channel_folders: sortChannelFolders(folders) },
-          'application/json; charset=utf-8',
-        );
-      };
+      const load = async () =>
+        foldersRepresentation(await client.getChannelFolders(call, includeArchived));
       return loader.get(key, options.channelFoldersCache, load, loading);
     },
     async user(call, email, lookup) {
@@ -75,5 +92,9 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     },
     updateStatus: (call, userId, update) => client.updateUserStatus(call, userId, update),
     deactivateEmoji: (call, emojiName) => client.deactivateEmoji(call, emojiName),
+    folderCache: {
+      replace: replaceFolders,
+      refresh: async (call) => replaceFolders(await client.getChannelFolders(call, true)),
+    },
   };
 }

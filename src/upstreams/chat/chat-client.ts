@@ -4,7 +4,7 @@ import { parseWith } from '../../errors/parse-with.js';
 import type { SecretScrubber } from '../../security/scrub-secrets.js';
 import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
 import type { Upstream } from '../http/upstream.js';
-import { toChatError, type ChatOperation } from './chat-errors.js';
+import { EventQueueLost, toChatError, type ChatOperation } from './chat-errors.js';
 import {
   ApiKeyResponse,
   ChannelFoldersResponse,
@@ -13,6 +13,9 @@ import {
   type OwnUser as OwnUserType,
   DraftsResponse,
   UserResponse,
+  EventsResponse,
+  RegisterResponse,
+  type RegisterResponse as RegisterResponseType,
   type ChannelFolder,
   type Draft,
   type User,
@@ -64,6 +67,22 @@ export interface ChatClient {
   fetchApiKey(email: string, password: string, requestId: string): Promise<ChatCredentials>;
   /** Whose credentials these are; a 401 means they are wrong. */
   getOwnUser(call: ChatCall): Promise<OwnUserType>;
+  /** POST /register: a queue for these event types, with the snapshot of `fetchEventTypes`. */
+  registerQueue(
+    call: ChatCall,
+    input: { eventTypes: readonly string[]; fetchEventTypes: readonly string[] },
+  ): Promise<RegisterResponseType>;
+  /**
+   * GET /events: the events after `lastEventId`, long-polled up to `timeoutMs`; throws
+   * EventQueueLost when the server no longer has the queue.
+   */
+  getEvents(
+    call: ChatCall,
+    queue: { queueId: string; lastEventId: number },
+    poll: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<{ id: number; type: string }[]>;
+  /** DELETE /events: the queue is no longer wanted. */
+  deleteQueue(call: ChatCall, queueId: string): Promise<void>;
 }
 
 /**
@@ -92,6 +111,17 @@ function query(params: Record<string, boolean | undefined>): string {
     : `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
 }
 
+/** The queue id of a BAD_EVENT_QUEUE_ID answer, else undefined. */
+function queueLost(body: Buffer): string | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { code?: unknown; queue_id?: unknown };
+    if (parsed.code !== 'BAD_EVENT_QUEUE_ID') return undefined;
+    return typeof parsed.queue_id === 'string' ? parsed.queue_id : '';
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Talks to `{CHAT_BASE_URL}/api/v1` (chat document section 4). Path parameters are encoded as
  * one segment each, so no input can change the upstream path. Writes are never retried.
@@ -103,7 +133,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   function call<S extends z.ZodType>(
     operation: ChatOperation,
     { credentials, requestId }: { credentials: ChatCredentials | undefined; requestId: string },
-    request: { method: 'GET' | 'POST' | 'DELETE'; path: string; form?: URLSearchParams },
+    request: {
+      method: 'GET' | 'POST' | 'DELETE';
+      path: string;
+      form?: URLSearchParams;
+      /** A long-poll: its own deadline, no retry, outside the breaker. */
+      longPoll?: { timeoutMs: number; signal: AbortSignal };
+    },
     schema: S,
   ): Promise<z.output<S>> {
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -122,9 +158,18 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       headers,
       ...(request.form ? { body: request.form.toString() } : {}),
       requestId,
-      deadlineMs: read ? options.deadlineMs : options.writeDeadlineMs,
-      retry: read,
+      deadlineMs: request.longPoll
+        ? request.longPoll.timeoutMs
+        : read
+          ? options.deadlineMs
+          : options.writeDeadlineMs,
+      retry: read && !request.longPoll,
+      ...(request.longPoll ? { longPoll: true, signal: request.longPoll.signal } : {}),
       accept(response) {
+        if (response.status === 400 && operation === 'events') {
+          const lost = queueLost(response.body);
+          if (lost !== undefined) throw new EventQueueLost(lost);
+        }
         if (response.status !== 200) {
           const error = toChatError(response, operation, {
             retryAfterMaxSeconds: options.retryAfterMaxSeconds,
@@ -188,6 +233,33 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       return { email: result.email, apiKey: result.api_key };
     },
     getOwnUser: (c) => call('me', c, { method: 'GET', path: '/users/me' }, OwnUser),
+    registerQueue: (c, input) =>
+      call(
+        'register',
+        c,
+        {
+          method: 'POST',
+          path: '/register',
+          form: new URLSearchParams({
+            event_types: JSON.stringify(input.eventTypes),
+            fetch_event_types: JSON.stringify(input.fetchEventTypes),
+          }),
+        },
+        RegisterResponse,
+      ),
+    async getEvents(c, queue, poll) {
+      const params = new URLSearchParams({
+        queue_id: queue.queueId,
+        last_event_id: String(queue.lastEventId),
+      });
+      const path = `/events?${params.toString()}`;
+      return (await call('events', c, { method: 'GET', path, longPoll: poll }, EventsResponse))
+        .events;
+    },
+    async deleteQueue(c, queueId) {
+      const form = new URLSearchParams({ queue_id: queueId });
+      await call('delete-queue', c, { method: 'DELETE', path: '/events', form }, SuccessOnly);
+    },
     async deactivateEmoji(c, emojiName) {
       await call(
         'emoji',

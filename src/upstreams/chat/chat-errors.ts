@@ -5,7 +5,27 @@ import { ChatEnvelope } from './chat-schemas.js';
 
 /** Which call failed: some messages mean different things on different endpoints. */
 export type ChatOperation =
-  'drafts' | 'channel-folders' | 'user' | 'status' | 'emoji' | 'login' | 'me';
+  | 'drafts'
+  | 'channel-folders'
+  | 'user'
+  | 'status'
+  | 'emoji'
+  | 'login'
+  | 'me'
+  | 'register'
+  | 'events'
+  | 'delete-queue';
+
+/**
+ * The event queue is gone (GET /events' BAD_EVENT_QUEUE_ID: garbage-collected, or the server
+ * restarted): the client registers a new one and takes its snapshot as the truth.
+ */
+export class EventQueueLost extends Error {
+  constructor(readonly queueId: string) {
+    super('the chat server no longer has the event queue');
+    this.name = 'EventQueueLost';
+  }
+}
 
 const MAX_DETAIL = 500;
 

@@ -36,6 +36,20 @@ export type ChannelFolder = z.infer<typeof ChannelFolder>;
 
 export const ChannelFoldersResponse = z.looseObject({ channel_folders: z.array(ChannelFolder) });
 
+/** POST /register (zulip-openapi.yaml): the queue, where to start, and the folder snapshot. */
+export const RegisterResponse = z.looseObject({
+  queue_id: z.string().min(1),
+  last_event_id: z.number().int(),
+  idle_queue_timeout_secs: z.number().int().optional(),
+  zulip_feature_level: z.number().int().optional(),
+  channel_folders: z.array(ChannelFolder).optional(),
+});
+export type RegisterResponse = z.infer<typeof RegisterResponse>;
+
+/** One event of GET /events: only its id and type are read; folder events trigger a refresh. */
+export const ChatEvent = z.looseObject({ id: z.number().int(), type: z.string() });
+export const EventsResponse = z.looseObject({ events: z.array(ChatEvent) });
+
 export const User = z.looseObject({
   user_id: z.number().int(),
   delivery_email: z.string().nullable().optional(),

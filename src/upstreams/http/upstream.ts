@@ -63,6 +63,14 @@ export interface UpstreamCall<T> {
    */
   retry?: boolean;
   /**
+   * A long-poll (the chat server's event queue): a connection pool of its own whose timeouts
+   * sit above the call's deadline, no retry, and no breaker: a long-poll that ends without
+   * events, or slowly, is not a failing upstream.
+   */
+  longPoll?: boolean;
+  /** Ends the call early (a stop, a lost lease); it then fails like a timeout. */
+  signal?: AbortSignal;
+  /**
    * Turns the response into the call's value, or throws the contract's error for it. It runs
    * inside the breaker, so a broken body counts against the upstream like a refused connection.
    */
@@ -133,8 +141,22 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     maxResponseSize: options.maxResponseBytes,
   });
 
+  // Created on the first long-poll: its header and body timeouts must outlast the poll.
+  let longPool: Pool | undefined;
+  const poolFor = (call: UpstreamCall<unknown>): Pool => {
+    if (!call.longPoll) return pool;
+    longPool ??= new Pool(base.origin, {
+      connections: 2,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      maxResponseSize: options.maxResponseBytes,
+    });
+    return longPool;
+  };
+
   async function send(call: UpstreamCall<unknown>, signal: AbortSignal): Promise<UpstreamResponse> {
-    const response = await pool.request({
+    const response = await poolFor(call).request({
       method: call.method,
       path: `${basePath}${call.path}`,
       headers: { ...call.headers, ...outgoingTraceHeaders(), 'x-request-id': call.requestId },
@@ -150,7 +172,9 @@ export function createUpstream(options: UpstreamOptions): Upstream {
 
   async function attempt(call: UpstreamCall<unknown>): Promise<UpstreamResponse> {
     // One deadline for the whole call, retry and body included: the browser's wait is bounded.
-    const signal = AbortSignal.timeout(call.deadlineMs);
+    const signal = call.signal
+      ? AbortSignal.any([AbortSignal.timeout(call.deadlineMs), call.signal])
+      : AbortSignal.timeout(call.deadlineMs);
     const deadline = Date.now() + call.deadlineMs;
     const retryPause = () => {
       const pause = RETRY_PAUSE_MS.min + Math.random() * (RETRY_PAUSE_MS.max - RETRY_PAUSE_MS.min);
@@ -262,12 +286,12 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     });
   }
 
-  /** Runs a call through the breaker, recording its duration and outcome. */
-  async function measured<T>(operation: string, run: () => Promise<T>): Promise<T> {
+  /** Runs a call through the breaker (unless it is not `guarded`), recording its outcome. */
+  async function measured<T>(operation: string, run: () => Promise<T>, guarded = true): Promise<T> {
     const started = performance.now();
     let outcome = 'success';
     try {
-      return await breaker.run(run);
+      return await (guarded ? breaker.run(run) : run());
     } catch (error) {
       outcome = outcomeOf(error);
       throw error;
@@ -284,12 +308,16 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   return {
     source,
     breaker,
-    call: (call) => measured(call.operation, async () => call.accept(await attempt(call))),
+    call: (call) =>
+      measured(call.operation, async () => call.accept(await attempt(call)), !call.longPoll),
     proxy: (req, res, call) => measured(call.operation, () => proxyOnce(req, res, call)),
     async close(closing = {}) {
       breaker.shutdown();
       agent.destroy();
-      await (closing.force ? pool.destroy() : pool.close()).catch(() => undefined);
+      const pools = longPool === undefined ? [pool] : [pool, longPool];
+      await Promise.all(
+        pools.map((p) => (closing.force ? p.destroy() : p.close()).catch(() => undefined)),
+      );
     },
   };
 }
