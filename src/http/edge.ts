@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.js';
 import { routeTemplate } from '../observability/route-templates.js';
-import { enterTrace } from '../observability/trace-context.js';
+import { enterTrace, traceHeadersFromSdk } from '../observability/trace-context.js';
 import { assignRequestId } from './request-id.js';
 import { createRequestLogger } from './request-logger.js';
 import { createSecurity } from './security.js';
@@ -28,29 +28,53 @@ export function createEdge(options: {
   const log = createRequestLogger(options.logger);
   const security = createSecurity({ corsOrigins: options.corsOrigins });
   const { metrics } = options;
+  const site = options.site;
+  /** One listener for every response (no closure per request): the request's own fields. */
+  function observe(this: ServerResponse): void {
+    const req = this.req as IncomingMessage & Timed;
+    metrics.observeRequest(
+      req.method ?? 'GET',
+      routeTemplate(req[URL_SEEN], site),
+      this.statusCode,
+      (performance.now() - req[STARTED]) / 1000,
+    );
+  }
   return (req, res, next) => {
+    const timed = req as IncomingMessage & Timed;
     // Captured now: Express rewrites req.url while a mounted router runs.
-    const url = req.url ?? '/';
-    const route = () => routeTemplate(url, options.site);
+    timed[URL_SEEN] = req.url ?? '/';
     if (metrics.enabled) {
-      const started = performance.now();
-      res.once('finish', () => {
-        metrics.observeRequest(
-          req.method ?? 'GET',
-          route(),
-          res.statusCode,
-          (performance.now() - started) / 1000,
-        );
-      });
+      timed[STARTED] = performance.now();
+      res.on('finish', observe);
     }
     assignRequestId(req, res);
     // While draining, every response tells the client to take its next request elsewhere.
     if (options.isDraining()) res.setHeader('Connection', 'close');
-    enterTrace(req, res, route, () => {
-      log(req, res);
-      security(req, res, () => next());
-    });
+    // Untraced requests (no SDK, no traceparent) take the path with no closures.
+    if (!traceHeadersFromSdk() && req.headers.traceparent === undefined) {
+      proceed(req, res, next);
+      return;
+    }
+    enterTrace(
+      req,
+      res,
+      () => routeTemplate(timed[URL_SEEN], site),
+      () => proceed(req, res, next),
+    );
   };
+
+  /** The line, the headers and CORS, then on to the next stage. */
+  function proceed(req: IncomingMessage, res: ServerResponse, next: Next): void {
+    log(req, res);
+    security(req, res, () => next());
+  }
+}
+
+const URL_SEEN = Symbol('url as received');
+const STARTED = Symbol('request start');
+interface Timed {
+  [URL_SEEN]: string;
+  [STARTED]: number;
 }
 
 /** The request listener of stages in front of an app: each passes on to the next. */

@@ -3,6 +3,7 @@ import { isAppError } from '../errors/app-error.js';
 import { statusOf } from '../errors/to-problem.js';
 import { CHAT_EVENTS_STATES, type ChatEventsStatus } from '../features/chat/chat-events.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
+import { RequestHistogram } from './request-histogram.js';
 
 export type CacheResult = 'hit' | 'miss' | 'stale';
 export type CacheResource = 'search' | 'channel_folders';
@@ -69,13 +70,10 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     };
   }
   collectDefaultMetrics({ register: registry });
-  const requests = new Histogram({
-    name: 'http_server_request_duration_seconds',
-    help: 'Duration of HTTP requests the gateway answered, by route template and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requests = new RequestHistogram(
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registry,
+  );
   const upstreams = new Histogram({
     name: 'gateway_upstream_request_duration_seconds',
     help: 'Duration of calls to an upstream service, by operation and outcome.',
@@ -83,11 +81,27 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const cache = new Counter({
+  // Counted in plain numbers on the hit path, handed to prom-client at each scrape: its inc()
+  // validates and hashes the labels every time.
+  const cacheCounts: Record<CacheResource, Record<CacheResult, number>> = {
+    search: { hit: 0, miss: 0, stale: 0 },
+    channel_folders: { hit: 0, miss: 0, stale: 0 },
+  };
+  const cacheReported = structuredClone(cacheCounts);
+  new Counter({
     name: 'gateway_cache_requests_total',
     help: 'Cached reads, by resource and result.',
     labelNames: ['resource', 'result'] as const,
     registers: [registry],
+    collect() {
+      for (const resource of ['search', 'channel_folders'] as const) {
+        for (const result of ['hit', 'miss', 'stale'] as const) {
+          const delta = cacheCounts[resource][result] - cacheReported[resource][result];
+          if (delta > 0) this.inc({ resource, result }, delta);
+          cacheReported[resource][result] = cacheCounts[resource][result];
+        }
+      }
+    },
   });
   const watched: Record<string, Breaker> = {};
   new Gauge({
@@ -144,11 +158,13 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     contentType: registry.contentType,
     observeRequest(method, route, status, seconds) {
       const label = METHODS.has(method) ? method : 'other';
-      requests.observe({ method: label, route, status: String(status) }, seconds);
+      requests.observe(label, route, String(status), seconds);
     },
     observeUpstream: (upstream, operation, outcome, seconds) =>
       upstreams.observe({ upstream, operation, outcome }, seconds),
-    countCache: (resource, result) => cache.inc({ resource, result }),
+    countCache(resource, result) {
+      cacheCounts[resource][result] += 1;
+    },
     watchBreakers(breakers) {
       Object.assign(watched, breakers);
     },

@@ -36,7 +36,10 @@ export const UNMATCHED = 'unmatched';
  */
 export function routeTemplate(url: string, site: boolean): string {
   const question = url.indexOf('?');
-  let path = (question < 0 ? url : url.slice(0, question)).toLowerCase();
+  const raw = question < 0 ? url : url.slice(0, question);
+  // The common case, a route as written, costs one lookup.
+  if (EXACT.has(raw)) return raw;
+  let path = raw.toLowerCase();
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   if (EXACT.has(path)) return path;
   for (const [pattern, template] of PATTERNS) if (pattern.test(path)) return template;

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { trace } from '@opentelemetry/api';
+import type { Span } from '@opentelemetry/api';
 
 /** W3C trace-context version 00: trace id, parent id, flags; all-zero ids are invalid. */
 const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -14,6 +14,8 @@ type TraceHeaders = Readonly<Record<string, string>>;
 const incoming = new AsyncLocalStorage<TraceHeaders>();
 const NONE: TraceHeaders = Object.freeze({});
 let sdkActive = false;
+/** The API's active span, once the SDK is loaded: the API itself is not imported before that. */
+let activeSpan: () => Span | undefined = () => undefined;
 
 /**
  * What an upstream call adds to carry the trace on. With the SDK loaded its instrumentations
@@ -29,8 +31,9 @@ export function traceHeadersFromSdk(): boolean {
   return sdkActive;
 }
 
-export function markSdkActive(): void {
+export function markSdkActive(getActiveSpan: () => Span | undefined): void {
   sdkActive = true;
+  activeSpan = getActiveSpan;
 }
 
 declare module 'http' {
@@ -52,7 +55,7 @@ export function enterTrace(
   next: () => void,
 ): void {
   if (sdkActive) {
-    const span = trace.getActiveSpan();
+    const span = activeSpan();
     if (span) {
       req.traceId = span.spanContext().traceId;
       res.once('finish', () => {

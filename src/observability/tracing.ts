@@ -30,6 +30,7 @@ export async function startTracing(
     data: { include: INSTRUMENTED },
   });
   const [
+    { trace },
     { NodeTracerProvider, BatchSpanProcessor },
     resources,
     { registerInstrumentations },
@@ -39,6 +40,7 @@ export async function startTracing(
     { IORedisInstrumentation },
     exporter,
   ] = await Promise.all([
+    import('@opentelemetry/api'),
     import('@opentelemetry/sdk-trace-node'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/instrumentation'),
@@ -80,7 +82,7 @@ export async function startTracing(
       }),
     ],
   });
-  markSdkActive();
+  markSdkActive(() => trace.getActiveSpan());
   logger.info(
     { endpoint: redactUrl(tracing.endpoint), protocol: tracing.protocol },
     'tracing on: spans go over OTLP/HTTP',
