@@ -26,6 +26,8 @@ export interface FlightWait {
  * not polling) and then read the stored entry.
  */
 export interface FlightCoordinator {
+  /** Whether other instances take part (Redis): then a miss checks the store again. */
+  readonly shared: boolean;
   listen(key: string): FlightWait;
   /** The lock, or 'busy' while another instance holds it. A Redis that cannot say grants it. */
   acquire(key: string): Promise<Flight | 'busy'>;
@@ -37,23 +39,33 @@ const ALONE: Flight = { shared: false, done: () => Promise.resolve() };
 
 /** One process: its own in-flight map is already the whole fleet. */
 export const SOLO_FLIGHTS: FlightCoordinator = {
+  shared: false,
   listen: () => ({ settled: () => Promise.resolve(false), cancel: () => undefined }),
   acquire: () => Promise.resolve(ALONE),
   start: () => Promise.resolve(),
   close: () => Promise.resolve(),
 };
 
-/** Compare-and-delete: a lock that expired and was taken by another instance is not ours. */
+/**
+ * Compare-and-delete (a lock that expired and was taken by another instance is not ours), then
+ * the announcement, in one round trip. PUBLISH touches no key, so this works on a cluster too.
+ */
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[1])
 end
-return 0
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 1
 `;
 
 declare module 'ioredis' {
   interface RedisCommander {
-    bffReleaseFlight(key: string, token: string): Promise<number>;
+    bffReleaseFlight(
+      key: string,
+      token: string,
+      channel: string,
+      announced: string,
+    ): Promise<number>;
   }
 }
 
@@ -99,6 +111,7 @@ export function createRedisFlights(options: RedisFlightOptions): FlightCoordinat
   });
 
   return {
+    shared: true,
     listen(key) {
       let wake: (() => void) | undefined;
       const announced = new Promise<void>((resolve) => (wake = resolve));
@@ -139,10 +152,7 @@ export function createRedisFlights(options: RedisFlightOptions): FlightCoordinat
         shared: true,
         async done() {
           try {
-            await breaker.run(async () => {
-              await redis.bffReleaseFlight(lock, token);
-              await redis.publish(channel, key);
-            });
+            await breaker.run(() => redis.bffReleaseFlight(lock, token, channel, key));
           } catch (error) {
             // Waiters fall back to their own call when their wait runs out.
             throttle.warn('flight-done', { err: error }, 'flight announcement failed');
