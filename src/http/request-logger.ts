@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { serializeError } from '../logging/create-logger.js';
 
 /** Probes poll these every few seconds; a 503 from /readyz while draining is by design. */
 const UNLOGGED = new Set(['/healthz', '/readyz']);
@@ -20,6 +21,7 @@ export function createRequestLogger(
     autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
     // Keep lines small and free of headers that could carry credentials.
     serializers: {
+      err: serializeError,
       req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
         id: req.id,
         method: req.method,

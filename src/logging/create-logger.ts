@@ -20,6 +20,22 @@ export const REDACTED_PATHS = [
   '*.token',
 ];
 
+/**
+ * pino's error serializer, without what a Redis error carries of its command: ioredis puts the
+ * command's arguments on its errors (the password of a refused AUTH, a session record, a key),
+ * and those must not reach a log line. The command's name stays.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  if (typeof serialized !== 'object' || serialized === null) return serialized;
+  const command = (serialized as { command?: unknown }).command;
+  if (typeof command === 'object' && command !== null) {
+    const { name } = command as { name?: unknown };
+    return { ...serialized, command: { name } };
+  }
+  return serialized;
+}
+
 export interface LoggerOptions {
   level: string;
   /** Where lines go; stdout when absent. Tests pass a capturing stream. */
@@ -31,6 +47,7 @@ export function createLogger(options: LoggerOptions): Logger {
     {
       level: options.level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeError },
       base: { service: 'bff-gateway' },
     },
     options.destination,

@@ -222,7 +222,21 @@ export interface RedisSentinelSetup {
 }
 
 /** A master, a replica and one Sentinel (quorum 1) that fails over within seconds. */
-export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
+/**
+ * With `password`, the master and replica require it (`requirepass`, `masterauth`) and the
+ * Sentinel uses it to watch them (`auth-pass`); the Sentinel itself stays open, as is common.
+ */
+export async function startRedisSentinel(
+  options: { password?: string } = {},
+): Promise<RedisSentinelSetup> {
+  const auth =
+    options.password === undefined
+      ? []
+      : ['--requirepass', options.password, '--masterauth', options.password];
+  const cli = (port: number, ...args: string[]) =>
+    port === sentinelPort || options.password === undefined
+      ? redisCli(port, ...args)
+      : redisCli(port, '--no-auth-warning', '-a', options.password, ...args);
   const dir = mkdtempSync(join(tmpdir(), 'bff-sentinel-'));
   const masterName = 'bffmaster';
   const [masterPort, replicaPort, sentinelPort] = (await freePorts(3)) as [number, number, number];
@@ -237,6 +251,7 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
     dir,
     '--repl-diskless-sync-delay',
     '0',
+    ...auth,
   ];
   const started: { stop(): Promise<void> }[] = [];
   const begin = async (args: string[], ready: RegExp) => {
@@ -269,6 +284,9 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
       `sentinel down-after-milliseconds ${masterName} 1000`,
       `sentinel failover-timeout ${masterName} 3000`,
       `sentinel parallel-syncs ${masterName} 1`,
+      ...(options.password === undefined
+        ? []
+        : [`sentinel auth-pass ${masterName} ${options.password}`]),
       '',
     ].join('\n'),
   );
@@ -284,8 +302,7 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
   try {
     await until(
       'the replica to be in sync',
-      async () =>
-        (await redisCli(replicaPort, 'info', 'replication')).includes('master_link_status:up'),
+      async () => (await cli(replicaPort, 'info', 'replication')).includes('master_link_status:up'),
       10_000,
     );
   } catch (error) {
@@ -309,7 +326,7 @@ export async function startRedisSentinel(): Promise<RedisSentinelSetup> {
         async () => {
           const port = await masterPortNow();
           if (port === killed.port) return false;
-          return (await redisCli(port, 'info', 'replication')).includes('role:master');
+          return (await cli(port, 'info', 'replication')).includes('role:master');
         },
         30_000,
       );

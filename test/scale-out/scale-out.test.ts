@@ -235,3 +235,39 @@ describe('two instances on Redis Sentinel', () => {
     throw new Error('the session did not come back after the failover');
   }, 60_000);
 });
+
+describe('Sentinel-managed nodes that require a password', () => {
+  const PASSWORD = 'canary-redis-password-4d2f';
+  let setup: RedisSentinelSetup;
+  beforeAll(async () => {
+    setup = await startRedisSentinel({ password: PASSWORD });
+  }, 30_000);
+  afterAll(() => setup?.stop());
+
+  const env = (password: string) => ({
+    REDIS_SENTINELS: setup.sentinels,
+    REDIS_SENTINEL_MASTER: setup.masterName,
+    REDIS_PASSWORD: password,
+  });
+
+  it('when REDIS_PASSWORD is right, then the instances share the cache, and the password is in no log line', async () => {
+    const { a, b } = await pair(env(PASSWORD));
+    expect((await search(a, 'hiking+boots')).headers['x-cache']).toBe('MISS');
+    await waitForHit(b, 'hiking+boots');
+    for (const gw of [a, b]) expect(JSON.stringify(gw.logs.lines())).not.toContain(PASSWORD);
+  });
+
+  it('when REDIS_PASSWORD is wrong, then every answer still comes (from the search service) and readiness says degraded', async () => {
+    const { a } = await pair(env('not-the-password'));
+    for (let i = 0; i < 2; i += 1) {
+      const res = await search(a, 'rain+jacket');
+      expect(res.status).toBe(200);
+      expect(res.headers['x-cache']).toBe('MISS');
+    }
+    expect(searchCalls('rain jacket')).toBe(2);
+    const ready = await request(a.app).get('/readyz');
+    expect(ready.status).toBe(200);
+    expect((ready.body as { status: string }).status).toBe('degraded');
+    expect(JSON.stringify(a.logs.lines())).not.toContain('not-the-password');
+  });
+});
