@@ -1,5 +1,5 @@
 import { ChatApiError, badRequest } from './chat-errors.js';
-import type { ChannelFolder } from './chat-model.js';
+import { folderJson } from './chat-folder-format.js';
 import type { ChatRoute } from './chat-route.js';
 
 /** Chat document 4.2: the caller's drafts, most recently edited first. */
@@ -23,19 +23,6 @@ const getDrafts: ChatRoute = {
   },
 };
 
-function formatFolder(folder: ChannelFolder, withOrder: boolean): Record<string, unknown> {
-  return {
-    id: folder.id,
-    name: folder.name,
-    ...(withOrder ? { order: folder.order } : {}),
-    date_created: folder.dateCreated,
-    creator_id: folder.creatorId,
-    description: folder.description,
-    rendered_description: folder.renderedDescription,
-    is_archived: folder.isArchived,
-  };
-}
-
 /**
  * Chat document 4.4: new at feature level 389; sorted by `order` (ties by id) from 414, when
  * the field appeared, and by id before.
@@ -51,7 +38,7 @@ const getChannelFolders: ChatRoute = {
     const folders = realm.channelFolders
       .filter((folder) => includeArchived || !folder.isArchived)
       .sort((a, b) => (withOrder ? a.order - b.order : 0) || a.id - b.id)
-      .map((folder) => formatFolder(folder, withOrder));
+      .map((folder) => folderJson(folder, withOrder));
     return { channel_folders: folders };
   },
 };

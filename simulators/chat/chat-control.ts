@@ -1,5 +1,6 @@
 import { sendJson, type SimHandler } from '../sim-server.js';
-import { folderJson, type EventQueues } from './chat-events.js';
+import type { EventQueues } from './chat-events.js';
+import { folderJson } from './chat-folder-format.js';
 import type { ChannelFolder } from './chat-model.js';
 import type { ChatRealm } from './chat-realm.js';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChatApiError, badRequest } from './chat-errors.js';
-import type { ChannelFolder, ChatUser } from './chat-model.js';
+import { folderJson } from './chat-folder-format.js';
+import type { ChatUser } from './chat-model.js';
 import type { ChatParams } from './chat-params.js';
 import type { ChatRealm } from './chat-realm.js';
 
@@ -71,20 +72,6 @@ function jsonList(params: ChatParams, name: string): string[] | undefined {
     throw badRequest(`${name} is not a list`);
   }
   return parsed;
-}
-
-/** A folder as the register snapshot and `add` events show it. */
-export function folderJson(folder: ChannelFolder, withOrder: boolean): Record<string, unknown> {
-  return {
-    id: folder.id,
-    name: folder.name,
-    ...(withOrder ? { order: folder.order } : {}),
-    date_created: folder.dateCreated,
-    creator_id: folder.creatorId,
-    description: folder.description,
-    rendered_description: folder.renderedDescription,
-    is_archived: folder.isArchived,
-  };
 }
 
 export function createEventQueues(realm: ChatRealm, options: EventQueueOptions = {}): EventQueues {
