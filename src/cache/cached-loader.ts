@@ -101,17 +101,16 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     background: boolean,
   ): Promise<Loaded> {
     const wait = flights.listen(key);
-    // Another instance may have stored it between this one's read and its lock: the store is
-    // asked again at the same time as the lock, so the check costs no extra round trip of waiting.
-    const [flight, stored] = await Promise.all([
-      flights.acquire(key),
-      flights.shared ? store.get(key).catch(() => undefined) : Promise.resolve(undefined),
-    ]);
+    const flight = await flights.acquire(key);
     if (flight !== 'busy') {
       wait.cancel();
-      if (flight.shared && stored && now() < stored.freshUntil) {
-        await flight.done();
-        return { representation: stored, fromStore: true };
+      if (flight.shared) {
+        // Another instance may have stored it between this one's read and its lock.
+        const stored = await store.get(key).catch(() => undefined);
+        if (stored && now() < stored.freshUntil) {
+          await flight.done();
+          return { representation: stored, fromStore: true };
+        }
       }
       try {
         return { representation: await load(), flight };

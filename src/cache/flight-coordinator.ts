@@ -26,8 +26,6 @@ export interface FlightWait {
  * not polling) and then read the stored entry.
  */
 export interface FlightCoordinator {
-  /** Whether other instances take part (Redis): then a miss checks the store again. */
-  readonly shared: boolean;
   listen(key: string): FlightWait;
   /** The lock, or 'busy' while another instance holds it. A Redis that cannot say grants it. */
   acquire(key: string): Promise<Flight | 'busy'>;
@@ -39,7 +37,6 @@ const ALONE: Flight = { shared: false, done: () => Promise.resolve() };
 
 /** One process: its own in-flight map is already the whole fleet. */
 export const SOLO_FLIGHTS: FlightCoordinator = {
-  shared: false,
   listen: () => ({ settled: () => Promise.resolve(false), cancel: () => undefined }),
   acquire: () => Promise.resolve(ALONE),
   start: () => Promise.resolve(),
@@ -111,7 +108,6 @@ export function createRedisFlights(options: RedisFlightOptions): FlightCoordinat
   });
 
   return {
-    shared: true,
     listen(key) {
       let wake: (() => void) | undefined;
       const announced = new Promise<void>((resolve) => (wake = resolve));

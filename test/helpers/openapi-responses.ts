@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 
 type Json = Record<string, unknown>;
 
@@ -29,6 +30,8 @@ interface Route {
  */
 export function createResponseChecker(document: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
+  // The document's formats (date-time of session expiries) are checked, not ignored.
+  formats.default(ajv);
   const components = document['components'] as Json;
   ajv.addSchema({ $id: 'openapi', components }, 'openapi');
   const compiled = new Map<string, ValidateFunction>();
