@@ -34,6 +34,9 @@ export interface GatewayStores {
   breakers: Record<string, Breaker>;
 }
 
+/** How long a session write waits for a replica to confirm it (Sentinel, Cluster). */
+const SESSION_REPLICA_WAIT_MS = 1000;
+
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
 
@@ -78,7 +81,13 @@ export function createGatewayStores(config: Config, logger: Logger): GatewayStor
       breaker: cacheBreaker,
       logger,
     }),
-    sessions: createRedisSessionStore({ redis, breaker: breaker('sessions'), logger }),
+    sessions: createRedisSessionStore({
+      redis,
+      breaker: breaker('sessions'),
+      logger,
+      // A failover promotes a replica: a session must be on one before the login answers.
+      replicaWaitMs: config.redis.topology.kind === 'single' ? 0 : SESSION_REPLICA_WAIT_MS,
+    }),
     state: createRedisSharedState({
       redis,
       breaker: breaker('limits'),

@@ -23,9 +23,16 @@ export function createRedisSessionStore(options: {
   /** The sessions' own Redis breaker; while open, session calls fail at once (503). */
   breaker: Breaker;
   logger: Logger;
+  /**
+   * With replicas that a failover may promote (Sentinel, Cluster): each record write waits up
+   * to this long for one replica to hold it (Redis WAIT), so a failover right after a login
+   * does not lose the session. Replication is asynchronous otherwise; 0 waits for nothing.
+   */
+  replicaWaitMs?: number;
   now?: () => number;
 }): SessionStore {
   const { redis, breaker, logger } = options;
+  const replicaWaitMs = options.replicaWaitMs ?? 0;
   const now = options.now ?? Date.now;
   // The hash tag puts the record in the same Redis Cluster slot as the session's own
   // rate-limit counter, so one script can check the one and bump the other.
@@ -58,7 +65,21 @@ export function createRedisSessionStore(options: {
       const ttlMs = Math.min(session.idleExpiresAt, session.absoluteExpiresAt) - now();
       if (ttlMs <= 0) return;
       try {
-        await breaker.run(() => redis.set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs));
+        await breaker.run(async () => {
+          if (replicaWaitMs === 0) {
+            await redis.set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs);
+            return;
+          }
+          // One pipeline: on a cluster both go to the node that holds the record.
+          const results = await redis
+            .pipeline()
+            .set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs)
+            .wait(1, replicaWaitMs)
+            .exec();
+          // The write itself must succeed; a replica that did not confirm in time is not fatal.
+          const writeError = results?.[0]?.[0];
+          if (writeError) throw writeError;
+        });
       } catch (error) {
         throw unavailable(error);
       }
