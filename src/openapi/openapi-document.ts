@@ -57,6 +57,11 @@ const body = (schema: string, description: string, media = ['application/json'])
     media.map((type) => [type, { schema: { $ref: `#/components/schemas/${schema}` } }]),
   ),
 });
+/** A success of another media type than JSON, described by its type alone. */
+const plain = (type: string, schemaType: 'string' | 'object', description: string) => ({
+  description,
+  content: { [type]: { schema: { type: schemaType } } },
+});
 const cached = (schema: string, description: string, media?: string[]) => ({
   200: {
     ...body(schema, description, media),
@@ -203,12 +208,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation(
         'openapi',
         'This document.',
-        {
-          200: {
-            description: 'OpenAPI 3.1.',
-            content: { 'application/json': { schema: { type: 'object' } } },
-          },
-        },
+        { 200: plain('application/json', 'object', 'OpenAPI 3.1.') },
         [],
       ),
     },
@@ -216,9 +216,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation(
         'docs',
         'This document, rendered for a person (Swagger UI, served by the gateway).',
-        {
-          200: { description: 'A page.', content: { 'text/html': { schema: { type: 'string' } } } },
-        },
+        { 200: plain('text/html', 'string', 'A page.') },
         [],
       ),
     },
@@ -229,12 +227,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         get: operation(
           'metrics',
           'Prometheus text format.',
-          {
-            200: {
-              description: 'Metrics.',
-              content: { 'text/plain': { schema: { type: 'string' } } },
-            },
-          },
+          { 200: plain('text/plain', 'string', 'Metrics.') },
           [401],
         ),
       },

@@ -5,6 +5,9 @@ import type { Config } from '../../config/load-config.js';
 /** One Redis server, a Sentinel-managed master, or a Redis Cluster: the same commands. */
 export type RedisConnection = Redis | Cluster;
 
+/** Reconnects (to a server, the Sentinels or the cluster) back off to 2 s and never give up. */
+const reconnectDelay = (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000);
+
 export interface RedisClientOptions {
   redis: Config['redis'];
   logger: Logger;
@@ -27,7 +30,7 @@ export function createRedisClient(options: RedisClientOptions): RedisConnection 
     maxRetriesPerRequest: 0,
     commandTimeout: config.commandTimeoutMs,
     connectTimeout: Math.max(500, config.commandTimeoutMs * 5),
-    retryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+    retryStrategy: reconnectDelay,
     // Redis 7 speaks RESP3; pinning RESP2 keeps replies identical across server versions.
     protocol: 2 as const,
     // No auto-pipelining: measured under load (npm run bench), batching the hit path's scripts
@@ -55,7 +58,7 @@ export function createRedisClient(options: RedisClientOptions): RedisConnection 
         role: 'master',
         ...(config.tls ? { enableTLSForSentinelMode: true } : {}),
         // A failover is found by asking the Sentinels again on the next reconnect.
-        sentinelRetryStrategy: (attempt: number) => Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+        sentinelRetryStrategy: reconnectDelay,
       });
       break;
     case 'cluster':
@@ -67,8 +70,7 @@ export function createRedisClient(options: RedisClientOptions): RedisConnection 
           enableOfflineQueue: false,
           // Reads and writes go to masters: a replica may lag behind a write just made.
           scaleReads: 'master',
-          clusterRetryStrategy: (attempt: number) =>
-            Math.min(100 * 2 ** Math.min(attempt, 5), 2000),
+          clusterRetryStrategy: reconnectDelay,
           // Moved slots and a promoted replica are followed by asking the cluster again.
           retryDelayOnFailover: 100,
           retryDelayOnClusterDown: 100,
