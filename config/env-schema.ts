@@ -208,6 +208,11 @@ export const EnvSchema = z
     RATE_LIMIT_PER_SESSION: integer(1, 1_000_000).default(300),
     LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400).default(900),
     LOGIN_RATE_LIMIT_PER_CLIENT: integer(1, 10_000).default(10),
+    /** An IPv6 client counts by this prefix of its address (64: one household or server). */
+    RATE_LIMIT_IPV6_PREFIX: integer(1, 128).default(64),
+    /** `br`/`gzip` for answers of at least COMPRESSION_MIN_BYTES (contract section 4). */
+    COMPRESSION: z.enum(['on', 'off']).default('on'),
+    COMPRESSION_MIN_BYTES: integer(0, 1024 * 1024 * 1024).default(1024),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
     /** One deadline for every part of GET /api/bootstrap. */
     BOOTSTRAP_TIMEOUT_MS: integer(50, 60_000).default(3000),
@@ -394,7 +399,9 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     perSession: e.RATE_LIMIT_PER_SESSION,
     loginWindowSeconds: e.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
     loginPerClient: e.LOGIN_RATE_LIMIT_PER_CLIENT,
+    ipv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
   },
+  compression: { enabled: e.COMPRESSION === 'on', minBytes: e.COMPRESSION_MIN_BYTES },
   corsOrigins: e.CORS_ORIGINS,
   metrics: { enabled: e.METRICS === 'on', token: e.METRICS_TOKEN },
   tracing: {
