@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 
 export type TrustProxy = false | number | readonly string[];
@@ -18,4 +19,22 @@ export function compileTrust(trust: TrustProxy): TrustFunction {
 /** The client's address as Express's `req.ip` reports it. */
 export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
   return proxyaddr(req, trust);
+}
+
+/**
+ * The address a client is counted under by the rate limits (contract section 1,
+ * RATE_LIMIT_IPV6_PREFIX). One household or server holds a whole IPv6 prefix and may rotate
+ * addresses inside it, so an IPv6 client counts as the network of its first `ipv6Prefix` bits
+ * (`2001:db8:1:2::/64`, zone id dropped: it names our interface, not the client). An
+ * IPv4-mapped address (a dual-stack listener's view of an IPv4 peer) counts as that IPv4
+ * address, so the same client has one budget whichever socket it reached. Anything that is not
+ * an address is left as it is.
+ */
+export function toRateLimitAddress(address: string, ipv6Prefix: number): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (!(ip instanceof ipaddr.IPv6)) return ip.toString();
+  const mask = ipaddr.IPv6.subnetMaskFromPrefixLength(ipv6Prefix).parts;
+  const network = new ipaddr.IPv6(ip.parts.map((part, i) => part & (mask[i] ?? 0)));
+  return `${network.toRFC5952String()}/${ipv6Prefix}`;
 }

@@ -99,3 +99,77 @@ describe('rate limits', () => {
     expect((await searchOnce(gw, { 'X-Forwarded-For': '198.51.100.1' })).status).toBe(429);
   });
 });
+
+describe('rate limits by client network', () => {
+  const from = (address: string) => ({ 'X-Forwarded-For': address });
+  const clientKeys = async (gw: TestGateway) =>
+    (await keysUnder(gw.inspector!, `${gw.prefix}ratelimit:client:`))
+      .map((key) => key.slice(`${gw.prefix}ratelimit:client:`.length))
+      .sort();
+
+  it('when an IPv6 client rotates addresses inside its /64, then they share one budget and another /64 has its own', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '2', TRUST_PROXY: 'loopback' });
+    expect((await searchOnce(gw, from('2001:db8:1:2::a'))).status).toBe(200);
+    expect((await searchOnce(gw, from('2001:db8:1:2::a'))).status).toBe(200);
+    const rotated = await searchOnce(gw, from('2001:db8:1:2:ffff:abcd:1234:5678'));
+    expect(rotated.status).toBe(429);
+    expect(rotated.body).toMatchObject({ code: 'RATE_LIMITED' });
+    const neighbour = await searchOnce(gw, from('2001:0db8:0001:0003:0000:0000:0000:000a'));
+    expect(neighbour.status).toBe(200);
+    expect(neighbour.headers['ratelimit']).toMatch(/^"client";r=1;t=\d+$/);
+    expect(await clientKeys(gw)).toEqual(['2001:db8:1:2::/64', '2001:db8:1:3::/64']);
+  });
+
+  it("when a client comes as an IPv4-mapped IPv6 address, then it shares its IPv4 address's budget", async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '2', TRUST_PROXY: 'loopback' });
+    expect((await searchOnce(gw, from('::ffff:203.0.113.5'))).status).toBe(200);
+    expect((await searchOnce(gw, from('203.0.113.5'))).status).toBe(200);
+    expect((await searchOnce(gw, from('::ffff:cb00:7105'))).status).toBe(429);
+    expect((await searchOnce(gw, from('203.0.113.6'))).status).toBe(200);
+    expect(await clientKeys(gw)).toEqual(['203.0.113.5', '203.0.113.6']);
+  });
+
+  it('when RATE_LIMIT_IPV6_PREFIX is 128, then each full address has its own budget', async () => {
+    const gw = await gateway({
+      RATE_LIMIT_PER_CLIENT: '1',
+      TRUST_PROXY: 'loopback',
+      RATE_LIMIT_IPV6_PREFIX: '128',
+    });
+    expect((await searchOnce(gw, from('2001:db8:1:2::a'))).status).toBe(200);
+    expect((await searchOnce(gw, from('2001:db8:1:2::b'))).status).toBe(200);
+    expect((await searchOnce(gw, from('2001:db8:1:2:0:0:0:a'))).status).toBe(429);
+    expect(await clientKeys(gw)).toEqual(['2001:db8:1:2::a/128', '2001:db8:1:2::b/128']);
+  });
+
+  it('when failed logins come from addresses in one /64, then the login limit counts them together', async () => {
+    const gw = await gateway({ LOGIN_RATE_LIMIT_PER_CLIENT: '2', TRUST_PROXY: 'loopback' });
+    const attempt = (address: string) =>
+      request(gw.app)
+        .post('/api/auth/login')
+        .set({ ...BROWSER_HEADERS, ...from(address) })
+        .send({ email: 'marie@acme.test', password: 'wrong' });
+    expect((await attempt('2001:db8:1:2::a')).status).toBe(401);
+    expect((await attempt('2001:db8:1:2::b')).status).toBe(401);
+    const limited = await attempt('2001:db8:1:2::c');
+    expect(limited.status).toBe(429);
+    expect(limited.headers['ratelimit-policy']).toBe('"login";q=2;w=900');
+    expect((await attempt('2001:db8:1:3::a')).status).toBe(401);
+  });
+
+  it('when a client reaches a real ::1 listener and no proxy is trusted, then its requests are counted', async () => {
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '3', HOST: '::1' });
+    expect(gw.gateway.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    const remaining = [];
+    for (let i = 0; i < 3; i += 1) {
+      // A rotating X-Forwarded-For is ignored: nobody is trusted to report the client.
+      const res = await request(gw.gateway.url)
+        .get('/api/search?q=coffee')
+        .set(from(`2001:db8:${i}::1`));
+      expect(res.status).toBe(200);
+      remaining.push(/;r=(\d+);/.exec(String(res.headers['ratelimit']))?.[1]);
+    }
+    expect(remaining).toEqual(['2', '1', '0']);
+    expect((await request(gw.gateway.url).get('/api/search?q=coffee')).status).toBe(429);
+    expect(await clientKeys(gw)).toEqual(['::/64']);
+  });
+});

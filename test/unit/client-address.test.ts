@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { toRateLimitAddress } from '../../src/http/client-address.js';
+
+describe('toRateLimitAddress', () => {
+  const cases: [string, string, number, string][] = [
+    ['a compressed IPv6 address, /64', '2001:db8:1:2::a', 64, '2001:db8:1:2::/64'],
+    [
+      'a full IPv6 address, /64',
+      '2001:0db8:0001:0002:aaaa:bbbb:cccc:dddd',
+      64,
+      '2001:db8:1:2::/64',
+    ],
+    ['an IPv6 address, /48', '2001:db8:1:2:aaaa::1', 48, '2001:db8:1::/48'],
+    ['a prefix that splits a group', '2001:db8:1:2::1', 60, '2001:db8:1::/60'],
+    ['an IPv6 address, /128', '2001:db8:1:2:0:0:0:a', 128, '2001:db8:1:2::a/128'],
+    ['loopback, /64', '::1', 64, '::/64'],
+    ['loopback, /128', '::1', 128, '::1/128'],
+    ['a zone id is dropped', 'fe80::1:2%eth0', 64, 'fe80::/64'],
+    ['a zone id is dropped, /128', 'fe80::1:2%eth0', 128, 'fe80::1:2/128'],
+    ['an IPv4-mapped address', '::ffff:203.0.113.5', 64, '203.0.113.5'],
+    ['an IPv4-mapped address in hex', '::ffff:cb00:7105', 48, '203.0.113.5'],
+    ['an IPv4-mapped address, /128', '::FFFF:203.0.113.5', 128, '203.0.113.5'],
+    ['a plain IPv4 address', '203.0.113.5', 64, '203.0.113.5'],
+    ['a plain IPv4 address, /48', '203.0.113.5', 48, '203.0.113.5'],
+    ['something that is not an address', 'unknown', 64, 'unknown'],
+  ];
+  it.each(cases)('when given %s, then the key is its network', (_name, address, prefix, key) => {
+    expect(toRateLimitAddress(address, prefix)).toBe(key);
+  });
+
+  it('when two addresses share a /64, then they share a key, and a neighbouring /64 does not', () => {
+    const key = (address: string) => toRateLimitAddress(address, 64);
+    expect(key('2001:db8:1:2::1')).toBe(key('2001:db8:1:2:ffff:ffff:ffff:ffff'));
+    expect(key('2001:db8:1:3::1')).not.toBe(key('2001:db8:1:2::1'));
+  });
+});
