@@ -1,9 +1,18 @@
 import { z } from 'zod';
+import {
+  credentialsOf,
+  secret,
+  secretKindOf,
+  urlWithSecrets,
+  type SecretKind,
+} from './secret-marks.js';
 
 /**
  * The one list of environment variables (GATEWAY-CONTRACT.md section 1). Every added variable
  * has a default; secrets have none. `.env.example` and the README table mirror this schema, and
- * a test keeps them in step.
+ * a test keeps them in step. A credential is marked where it is declared (`secret`, or
+ * `urlWithSecrets` for a URL that may hold one); everything that shows, logs or scrubs values
+ * reads that mark (secret-marks.ts).
  */
 
 const integer = (min: number, max: number) =>
@@ -24,6 +33,9 @@ const baseUrl = z
 const redisUrl = z
   .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
   .transform((value) => value);
+
+/** An OTLP endpoint; a collector's credentials may sit in its userinfo or query. */
+const otlpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
 
 /** Comma-separated `host:port` pairs: cluster seed nodes or Sentinels. */
 const hostPorts = z
@@ -109,7 +121,7 @@ export const EnvSchema = z
     CHAT_BASE_URL: baseUrl,
     CHAT_AUTH_MODE: z.enum(['session', 'service']).default('session'),
     CHAT_EMAIL: z.email({ error: 'must be an email address' }).optional(),
-    CHAT_API_KEY: z.string().min(1).optional(),
+    CHAT_API_KEY: secret(z.string().min(1).optional()),
     /**
      * Keep cached chat data fresh from the chat server's event queue; default on when the
      * service account (CHAT_EMAIL, CHAT_API_KEY) is set.
@@ -124,7 +136,7 @@ export const EnvSchema = z
     CHANNEL_FOLDERS_CACHE_STALE_IF_ERROR_SECONDS: integer(0, 86_400).default(3600),
 
     SEARCH_BASE_URL: baseUrl,
-    SEARCH_CLIENT_TOKEN: z.string().min(1, 'must not be empty'),
+    SEARCH_CLIENT_TOKEN: secret(z.string().min(1, 'must not be empty')),
     SEARCH_MAX_K: integer(1, 100).default(10),
     /**
      * Where result links point (contract section 5): `upstream` keeps the search service's
@@ -138,9 +150,9 @@ export const EnvSchema = z
     SEARCH_CACHE_STALE_SECONDS: integer(0, 86_400).default(300),
     SEARCH_CACHE_STALE_IF_ERROR_SECONDS: integer(0, 86_400).default(3600),
     /** Signs `next` cursors; unset means a random per-process key (cursors die with the process). */
-    CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    CURSOR_SECRET: secret(z.string().min(32, 'must be at least 32 characters').optional()),
 
-    REDIS_URL: redisUrl.optional(),
+    REDIS_URL: urlWithSecrets(redisUrl.optional()),
     /** Seed nodes of a Redis Cluster, instead of REDIS_URL. */
     REDIS_CLUSTER_NODES: hostPorts.optional(),
     /** Sentinels watching the master named REDIS_SENTINEL_MASTER, instead of REDIS_URL. */
@@ -148,7 +160,7 @@ export const EnvSchema = z
     REDIS_SENTINEL_MASTER: z.string().min(1).optional(),
     /** Credentials and TLS of cluster or sentinel-managed nodes (a REDIS_URL holds its own). */
     REDIS_USERNAME: z.string().min(1).optional(),
-    REDIS_PASSWORD: z.string().min(1).optional(),
+    REDIS_PASSWORD: secret(z.string().min(1).optional()),
     REDIS_TLS: z.enum(['on', 'off']).default('off'),
     REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
     REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
@@ -167,17 +179,13 @@ export const EnvSchema = z
     /** Prometheus metrics at GET /metrics (contract section 6). */
     METRICS: z.enum(['on', 'off']).default('on'),
     /** When set, GET /metrics needs `Authorization: Bearer <token>`. */
-    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    METRICS_TOKEN: secret(z.string().min(16, 'must be at least 16 characters').optional()),
     /** When set, /healthz, /readyz and /metrics are served on this port only, outside MAX_CONNECTIONS. */
     OPS_PORT: integer(0, 65_535).optional(),
     /** Traces go over OTLP/HTTP to `{endpoint}/v1/traces` when set; no SDK is loaded otherwise. */
-    OTEL_EXPORTER_OTLP_ENDPOINT: z
-      .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
-      .optional(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: urlWithSecrets(otlpUrl.optional()),
     /** The traces endpoint itself (used as given), instead of OTEL_EXPORTER_OTLP_ENDPOINT. */
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z
-      .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
-      .optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlWithSecrets(otlpUrl.optional()),
     /** OTLP over HTTP only: protobuf (the standard default) or JSON; gRPC is not built in. */
     OTEL_EXPORTER_OTLP_PROTOCOL: z
       .enum(['http/protobuf', 'http/json'], {
@@ -193,7 +201,7 @@ export const EnvSchema = z
       .regex(/^[^;,\r\n]+$/, 'must be CSP source expressions separated by spaces')
       .default("'self' data: https:"),
     /** Encrypts the chat API keys kept in sessions; unset means a random per-process key. */
-    SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    SESSION_SECRET: secret(z.string().min(32, 'must be at least 32 characters').optional()),
     SESSION_COOKIE_SECURE: z.stringbool({ error: 'must be true or false' }).default(true),
     SESSION_COOKIE_SAMESITE: z.enum(['strict', 'lax', 'none']).default('strict'),
     SESSION_IDLE_TIMEOUT_SECONDS: integer(60, 7 * 86_400).default(1800),
@@ -326,6 +334,20 @@ function redisTopology(e: Env): RedisTopology {
 /** Every variable name, for the docs-in-step test and the container checks. */
 export const ENV_VARIABLES = Object.keys(EnvSchema.shape) as (keyof Env)[];
 
+/** How each variable holding a credential holds it, read from the schema's marks. */
+export const SECRET_KINDS: ReadonlyMap<keyof Env, SecretKind> = new Map(
+  ENV_VARIABLES.flatMap((name) => {
+    const kind = secretKindOf(EnvSchema.shape[name]);
+    return kind === undefined ? [] : [[name, kind] as const];
+  }),
+);
+
+/** Every secret string a parsed environment holds: what log lines and upstream text lose. */
+function secretValues(e: Env): string[] {
+  const values = [...SECRET_KINDS].flatMap(([name, kind]) => credentialsOf(kind, e[name]));
+  return [...new Set(values)];
+}
+
 /**
  * The variables grouped the way the code uses them. This mapping is the only place a variable
  * name meets its use: the Config type is inferred from it, never written out a second time.
@@ -434,6 +456,8 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     e.SEARCH_REDIRECT_TIMEOUT_MS,
   ),
   shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
+  /** The credentials above as strings (contract section 1): removed from logs and upstream text. */
+  secrets: secretValues(e),
 }));
 
 type DeepReadonly<T> = T extends readonly (infer U)[]

@@ -39,7 +39,7 @@ async function demo(): Promise<void> {
     SESSION_COOKIE_SECURE: 'false',
     ...process.env,
   });
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
   const gateway = createGateway(config, { logger });
   await gateway.start();
 

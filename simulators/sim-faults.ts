@@ -18,6 +18,12 @@ export type Fault =
       /** Answer only after this long: a slow error. */
       afterMs?: number;
     }
+  /**
+   * Answer with this status and JSON `body`, each `{header}` in it replaced by the value of the
+   * request's `header` (JSON-escaped): a server whose error echoes what it was sent, such as
+   * `{"result":"error","msg":"Bad credentials: {header}"}` with `authorization`.
+   */
+  | { kind: 'echo'; status: number; header: string; body: string }
   /** Destroy the socket without writing a response (ECONNRESET on the client side). */
   | { kind: 'reset' }
   /** 200 with a body that is not JSON at all. */
@@ -88,6 +94,13 @@ export async function applyFault(
       });
       res.end(fault.body ?? JSON.stringify({ error: `simulated ${fault.status}` }));
       return true;
+    case 'echo': {
+      const value = req.headers[fault.header.toLowerCase()];
+      const echoed = JSON.stringify(Array.isArray(value) ? value.join(', ') : (value ?? ''));
+      res.writeHead(fault.status, { 'content-type': 'application/json' });
+      res.end(fault.body.replaceAll('{header}', echoed.slice(1, -1)));
+      return true;
+    }
     case 'reset':
       req.socket.destroy();
       return true;

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
   // Tracing starts before the gateway's modules load, so its hooks see express and ioredis
   // being imported; with no OTLP endpoint nothing of the SDK is loaded.
   const tracing = await startTracing(config.tracing, logger);

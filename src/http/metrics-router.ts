@@ -1,15 +1,25 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '../errors/app-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import { methodNotAllowed } from './error-handler.js';
 
-/** Constant-time comparison of the presented bearer token with the configured one. */
+/**
+ * The token of a Bearer credential (RFC 6750 §2.1): the scheme matched case-insensitively
+ * (RFC 9110 §11.1), then one or more spaces (§11.4's `1*SP`), then the token, compared whole.
+ * Any characters are taken, as METRICS_TOKEN does not restrict them to token68.
+ */
+const BEARER = /^bearer +(.*?) *$/i;
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Compares the presented token with the configured one in constant time: over digests of equal
+ * length, so neither the content nor the length of the configured token shows in the timing.
+ */
 function sameToken(presented: string | undefined, token: string): boolean {
   if (presented === undefined) return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return timingSafeEqual(digest(presented), digest(token));
 }
 
 /**
@@ -27,7 +37,7 @@ export function createMetricsRouter(options: {
     .get(async (req, res) => {
       if (options.token !== undefined) {
         const header = req.get('authorization');
-        const presented = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
+        const presented = BEARER.exec(header ?? '')?.[1];
         if (!sameToken(presented, options.token)) {
           throw new AppError('UNAUTHORIZED', 'Metrics need a bearer token.', {
             headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },

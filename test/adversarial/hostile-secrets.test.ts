@@ -1,13 +1,20 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { describeConfig } from '../../config/describe-config.js';
 import type { CredentialKind } from '../../simulators/chat/chat-simulator.js';
+import { createSearchSimulator } from '../../simulators/search/search-simulator.js';
+import type { Fault } from '../../simulators/sim-faults.js';
+import { createLogCapture } from '../helpers/log-capture.js';
+import { findLeaks, leakForms, secretCanaries } from '../helpers/secret-canaries.js';
 import {
   BROWSER_HEADERS,
   CURSOR_SECRET,
   SEARCH_TOKEN,
   SESSION_SECRET,
+  createTestGateway,
   type TestGateway,
 } from '../helpers/test-gateway.js';
+import { TEST_REDIS_URL } from '../helpers/test-redis.js';
 import { useUpstreams, type Upstreams } from './hostile-helpers.js';
 
 /*
@@ -54,6 +61,17 @@ function secrets(u: Upstreams): Record<string, string> {
 }
 
 type Scenario = (gw: TestGateway, u: Upstreams) => Promise<request.Response[]>;
+
+/**
+ * A chat server whose error text echoes the Authorization header it was sent, as Zulip's own
+ * "Bad credentials" pages and many proxies do: `Basic base64(email:key)` reaches the gateway.
+ */
+const echoAuthorization = (status: number, code: string): Fault => ({
+  kind: 'echo',
+  status,
+  header: 'authorization',
+  body: JSON.stringify({ result: 'error', msg: 'Bad credentials: {header}', code }),
+});
 
 const post = (gw: TestGateway, path: string, body: unknown) =>
   request(gw.app)
@@ -232,6 +250,62 @@ const SCENARIOS: Case[] = [
     },
   },
   {
+    name: 'a chat server whose errors echo the Authorization header of the service account',
+    mode: 'service',
+    run: async (gw, u) => {
+      u.chat.faults.add({
+        fault: echoAuthorization(400, 'BAD_REQUEST'),
+        pathPrefix: '/api/v1/users/',
+      });
+      u.chat.faults.add({
+        fault: echoAuthorization(403, 'BAD_REQUEST'),
+        pathPrefix: '/api/v1/realm/',
+      });
+      u.chat.faults.add({
+        fault: echoAuthorization(401, 'UNAUTHORIZED'),
+        pathPrefix: '/api/v1/drafts',
+      });
+      const responses = [
+        await request(gw.app).get('/api/chat/users/marie@acme.test'),
+        await post(gw, '/api/chat/users/4/status', { status_text: 'echo' }),
+        await request(gw.app).delete('/api/chat/emoji/some_emoji').set(BROWSER_HEADERS),
+        await request(gw.app).get('/api/chat/drafts'),
+      ];
+      expect(responses.map((r) => r.status)).toEqual([400, 400, 400, 502]);
+      // The echo did reach the gateway: the browser sees the message with the credential cut out.
+      expect((responses[0]!.body as { detail: string }).detail).toBe(
+        'Bad credentials: Basic [redacted]',
+      );
+      return responses;
+    },
+  },
+  {
+    name: 'a chat server whose errors echo the Authorization header of a logged-in user',
+    mode: 'session',
+    run: async (gw, u) => {
+      const cookie = await u.login(gw, 'member');
+      u.chat.faults.add({
+        fault: echoAuthorization(400, 'BAD_REQUEST'),
+        pathPrefix: '/api/v1/users/marie',
+      });
+      u.chat.faults.add({
+        fault: echoAuthorization(401, 'UNAUTHORIZED'),
+        pathPrefix: '/api/v1/users/me',
+      });
+      const bot = u.chat.credentials('bot');
+      const responses = [
+        await request(gw.app).get('/api/chat/users/marie@acme.test').set('Cookie', cookie),
+        // An API-key login is checked with GET /users/me, under the key being logged in with.
+        await post(gw, '/api/auth/login', { email: bot.email, api_key: bot.apiKey }),
+      ];
+      expect(responses.map((r) => r.status)).toEqual([400, 401]);
+      for (const res of responses) {
+        expect((res.body as { detail: string }).detail).toBe('Bad credentials: Basic [redacted]');
+      }
+      return responses;
+    },
+  },
+  {
     name: 'a service account whose key the chat server refuses',
     mode: 'service',
     env: { CHAT_API_KEY: WRONG_SERVICE_KEY },
@@ -273,4 +347,120 @@ describe('canary secrets', () => {
       );
     },
   );
+});
+
+describe('every secret the schema marks', () => {
+  const redis = new URL(TEST_REDIS_URL);
+  const canaries = secretCanaries({
+    redis: `redis://${redis.host}`,
+    otlp: 'https://collector.test:4318',
+  });
+  const { REDIS_URL: _url, REDIS_PASSWORD: _password, ...others } = canaries.env;
+  /** REDIS_PASSWORD goes with a cluster or Sentinel, never with REDIS_URL: two start-ups. */
+  const REDIS_SETUPS: [string, Record<string, string>][] = [
+    ['REDIS_URL', { REDIS_URL: canaries.env['REDIS_URL']! }],
+    [
+      'REDIS_CLUSTER_NODES and REDIS_PASSWORD',
+      {
+        REDIS_CLUSTER_NODES: redis.host,
+        REDIS_USERNAME: 'gateway',
+        REDIS_PASSWORD: canaries.env['REDIS_PASSWORD']!,
+      },
+    ],
+  ];
+
+  it('when the canaries are drawn, then every marked variable holds one in one of the start-ups', () => {
+    const given = new Set([
+      ...Object.keys(others),
+      ...REDIS_SETUPS.flatMap(([, env]) => Object.keys(env)),
+    ]);
+    expect(Object.keys(canaries.env).filter((name) => !given.has(name))).toEqual([]);
+    expect(Object.keys(canaries.secrets).length).toBeGreaterThanOrEqual(12);
+  });
+
+  it.each(REDIS_SETUPS)(
+    'when each holds a canary (%s), then none appears, raw, encoded or inside Basic, in config:check, in the log of a start-up and a few requests, or in any answer',
+    async (_setup, redisEnv) => {
+      const admin = upstreams.chat.credentials('administrator');
+      const search = createSearchSimulator({ clientToken: canaries.env['SEARCH_CLIENT_TOKEN']! });
+      await search.listen();
+      const env = {
+        ...others,
+        ...redisEnv,
+        CHAT_AUTH_MODE: 'service',
+        CHAT_EMAIL: admin.email,
+        SEARCH_TIMEOUT_MS: '2000',
+      };
+      const checked = describeConfig({
+        ...env,
+        SEARCH_BASE_URL: search.origin,
+        CHAT_BASE_URL: upstreams.chat.origin,
+      });
+      const gw = await createTestGateway({
+        searchOrigin: search.origin,
+        chatOrigin: upstreams.chat.origin,
+        env,
+      });
+      const responses: request.Response[] = [];
+      try {
+        const first = await request(gw.app).get('/api/search?q=headphones&k=2');
+        expect(first.status).toBe(200);
+        responses.push(
+          first,
+          await request(gw.app).get((first.body as { next: string }).next),
+          await request(gw.app).get('/api/bootstrap'),
+          await request(gw.app).get('/readyz'),
+          await request(gw.app)
+            .get('/metrics')
+            .set('Authorization', `Bearer ${canaries.env['METRICS_TOKEN']!}`),
+          await request(gw.app)
+            .get('/metrics')
+            .set('Authorization', 'Bearer wrong-token-0123456789'),
+          // The chat server does not know the canary key: the gateway's own credentials fail.
+          await request(gw.app).get('/api/chat/drafts'),
+        );
+        upstreams.chat.faults.add({ fault: echoAuthorization(400, 'BAD_REQUEST') });
+        const echoed = await request(gw.app).get('/api/chat/users/marie@acme.test');
+        expect((echoed.body as { detail: string }).detail).toBe(
+          'Bad credentials: Basic [redacted]',
+        );
+        upstreams.chat.faults.clear();
+        upstreams.chat.faults.add({ fault: echoAuthorization(401, 'UNAUTHORIZED') });
+        responses.push(echoed, await request(gw.app).get('/api/chat/channel-folders'));
+        expect(responses.map((r) => r.status)).toEqual([
+          200, 200, 200, 200, 200, 401, 502, 400, 502,
+        ]);
+      } finally {
+        await gw.close();
+        await search.close();
+      }
+      const places: Record<string, string> = {
+        'config:check': checked,
+        'the log': gw.logs.text(),
+      };
+      responses.forEach((res, i) => {
+        places[`headers of #${i}`] = JSON.stringify(res.headers);
+        places[`body of #${i}`] = res.text;
+      });
+      expect(findLeaks(canaries.secrets, places, admin.email)).toEqual([]);
+      expect(gw.logs.lines().length).toBeGreaterThan(responses.length);
+    },
+  );
+
+  it('when a configured secret is written to a log line in any form, then the line carries none of them', () => {
+    const secret = canaries.env['CURSOR_SECRET']!;
+    const logs = createLogCapture('debug', [secret]);
+    logs.logger.info(
+      {
+        nested: { deep: { value: secret } },
+        url: `https://x.test/?k=${encodeURIComponent(secret)}`,
+      },
+      `form ${new URLSearchParams({ s: secret }).toString()} quoted "${secret}"`,
+    );
+    logs.logger.warn({ err: new Error(`refused ${secret}`) }, 'failed');
+    expect(logs.lines()).toHaveLength(2);
+    const text = logs.text();
+    expect(Object.entries(leakForms(secret)).filter(([, form]) => text.includes(form))).toEqual([]);
+    expect(text).toContain('[redacted]');
+  });
 });

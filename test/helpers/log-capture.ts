@@ -13,8 +13,11 @@ export interface LogCapture {
   waitFor(match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
-/** The production logger (same redaction) writing into memory. */
-export function createLogCapture(level = 'debug'): LogCapture {
+/**
+ * The production logger (same redaction) writing into memory; `secrets` are the configured
+ * ones (Config.secrets), removed by value as main's logger removes them.
+ */
+export function createLogCapture(level = 'debug', secrets: readonly string[] = []): LogCapture {
   const chunks: string[] = [];
   const written = new EventEmitter();
   const destination = new Writable({
@@ -24,7 +27,7 @@ export function createLogCapture(level = 'debug'): LogCapture {
       callback();
     },
   });
-  const logger = createLogger({ level, destination });
+  const logger = createLogger({ level, destination, secrets });
   const text = () => chunks.join('');
   const lines = () =>
     text()

@@ -108,6 +108,39 @@ describe('GET /metrics', () => {
     expect(gw.logs.text()).not.toContain(token);
   });
 
+  it('when METRICS_TOKEN is set, then the scheme is matched case-insensitively with one or more spaces (RFC 9110 §11.1, §11.4), and a wrong token of the same length is a 401', async () => {
+    const token = 'metrics-token-0123456789';
+    const gw = await upstreams.gateway({ env: { METRICS_TOKEN: token } });
+    for (const auth of [
+      `bearer ${token}`,
+      `BEARER ${token}`,
+      `Bearer   ${token}`,
+      `bEaReR ${token}`,
+    ]) {
+      const res = await request(gw.app).get('/metrics').set('Authorization', auth);
+      expect(res.status, auth).toBe(200);
+      expect(res.text).toContain('http_server_request_duration_seconds');
+    }
+    const sameLength = `${token.slice(0, -1)}x`;
+    expect(sameLength).toHaveLength(token.length);
+    for (const auth of [
+      `Bearer ${sameLength}`,
+      `bearer ${sameLength}`,
+      `Bearer ${token}x`,
+      `Bearer ${token.slice(0, -1)}`,
+      `Bearer${token}`,
+      `Bearer ${token} extra`,
+      `Bearer`,
+    ]) {
+      const res = await request(gw.app).get('/metrics').set('Authorization', auth);
+      expect(res.status, auth).toBe(401);
+      expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
+      expect(res.body).toMatchObject({ code: 'UNAUTHORIZED' });
+    }
+    expect(gw.logs.text()).not.toContain(token.slice(0, -1));
+  });
+
   it('when METRICS=off, then there is no /metrics', async () => {
     const gw = await upstreams.gateway({ env: { METRICS: 'off' } });
     expect((await request(gw.app).get('/metrics')).status).toBe(404);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SECRET_VARIABLES, describeConfig } from '../../config/describe-config.js';
-import { ConfigError } from '../../config/load-config.js';
-import { ENV_VARIABLES } from '../../config/env-schema.js';
+import { describeConfig } from '../../config/describe-config.js';
+import { ConfigError, loadConfig } from '../../config/load-config.js';
+import { ENV_VARIABLES, SECRET_KINDS } from '../../config/env-schema.js';
+import { findLeaks, secretCanaries } from '../helpers/secret-canaries.js';
 
 const VALID = {
   SEARCH_BASE_URL: 'http://search.internal:4001',
@@ -30,7 +31,7 @@ describe('npm run config:check', () => {
     expect(text).toMatch(/^SEARCH_CLIENT_TOKEN +\*+ \(set\)$/m);
     expect(text).toMatch(/^REDIS_URL +redis:\/\/gateway:\*+@redis:6379\/0$/m);
     expect(text).toMatch(/^SESSION_SECRET +\(unset\)$/m);
-    expect([...SECRET_VARIABLES].every((name) => ENV_VARIABLES.includes(name as never))).toBe(true);
+    expect([...SECRET_KINDS.keys()].every((name) => ENV_VARIABLES.includes(name))).toBe(true);
   });
 
   it('when the environment is invalid, then it fails with the start-up error, naming variables and not values', () => {
@@ -38,4 +39,146 @@ describe('npm run config:check', () => {
     expect(() => describeConfig({ ...VALID, CORS_ORIGINS: 'canary-*' })).toThrow(/CORS_ORIGINS/);
     expect(() => describeConfig({ ...VALID, CORS_ORIGINS: 'canary-*' })).not.toThrow(/canary/);
   });
+
+  const canaries = secretCanaries({
+    redis: 'redis://redis.test:6379',
+    otlp: 'https://collector.test:4318',
+  });
+  /** REDIS_PASSWORD goes with Sentinel or a cluster, never with REDIS_URL: two environments. */
+  const without = (env: Record<string, string>, name: string) =>
+    Object.fromEntries(Object.entries(env).filter(([key]) => key !== name));
+  const withRedisUrl = without({ ...VALID, ...canaries.env }, 'REDIS_PASSWORD');
+  const withSentinels = without(
+    {
+      ...VALID,
+      ...canaries.env,
+      REDIS_SENTINELS: 'sentinel.test:26379',
+      REDIS_SENTINEL_MASTER: 'mymaster',
+      REDIS_USERNAME: 'gateway',
+    },
+    'REDIS_URL',
+  );
+
+  it.each([
+    ['REDIS_URL', withRedisUrl],
+    ['REDIS_SENTINELS and REDIS_PASSWORD', withSentinels],
+  ])(
+    'when every variable the schema marks secret holds a canary (with %s), then none appears in any form, each is shown as set, and URLs keep all but their credentials',
+    (_redis, env) => {
+      const text = describeConfig(env);
+      expect(findLeaks(canaries.secrets, { 'the output': text })).toEqual([]);
+      for (const [name, kind] of SECRET_KINDS) {
+        if (kind === 'value' && name in env)
+          expect(text).toMatch(new RegExp(`^${name} +\\*{8} \\(set\\)$`, 'm'));
+      }
+      expect(text).toMatch(
+        /^OTEL_EXPORTER_OTLP_ENDPOINT +https:\/\/gateway:\*{8}@collector\.test:4318\/\?db=0&Api_Key=\*{8}$/m,
+      );
+      expect(text).toMatch(
+        /^OTEL_EXPORTER_OTLP_TRACES_ENDPOINT +https:\/\/gateway:\*{8}@collector\.test:4318\/v1\/traces\?db=0&ACCESS_TOKEN=\*{8}$/m,
+      );
+      if (env === withRedisUrl) {
+        expect(text).toMatch(
+          /^REDIS_URL +redis:\/\/gateway:\*{8}@redis\.test:6379\/0\?db=0&password=\*{8}$/m,
+        );
+      }
+    },
+  );
+
+  it('when the two environments above are read, then every variable the schema marks secret held a canary in one of them', () => {
+    const given = new Set([...Object.keys(withRedisUrl), ...Object.keys(withSentinels)]);
+    expect([...SECRET_KINDS.keys()].filter((name) => !given.has(name))).toEqual([]);
+    expect(SECRET_KINDS.size).toBeGreaterThanOrEqual(7);
+  });
+
+  it.each([
+    'password',
+    'PASSWORD',
+    'pass',
+    'pwd',
+    'token',
+    'key',
+    'secret',
+    'auth',
+    'apikey',
+    'ApiKey',
+    'api_key',
+    'access_token',
+    'client_secret',
+  ])(
+    'when REDIS_URL carries a credential in its query as %s=, then that value is masked and the other parameters are shown',
+    (parameter) => {
+      const text = describeConfig({
+        ...VALID,
+        REDIS_URL: `redis://redis.test:6379/0?db=2&${parameter}=canary-query-credential&family=4`,
+      });
+      expect(text).not.toContain('canary-query-credential');
+      expect(text).toMatch(
+        new RegExp(
+          `^REDIS_URL +redis://redis\\.test:6379/0\\?db=2&${parameter}=\\*{8}&family=4$`,
+          'm',
+        ),
+      );
+    },
+  );
 });
+
+describe('the secret marks of the environment schema', () => {
+  /** GATEWAY-CONTRACT.md section 1: every variable that holds a credential. */
+  const CONTRACT_SECRETS = [
+    'SEARCH_CLIENT_TOKEN',
+    'CHAT_API_KEY',
+    'CURSOR_SECRET',
+    'SESSION_SECRET',
+    'METRICS_TOKEN',
+    'REDIS_PASSWORD',
+  ];
+  const marked = (kind: string) =>
+    [...SECRET_KINDS].filter(([, k]) => k === kind).map(([name]) => name);
+
+  it("when the schema's marks are read, then exactly the contract's credentials are secret, and the URLs that may carry one are marked as such", () => {
+    expect(marked('value').sort()).toEqual([...CONTRACT_SECRETS].sort());
+    expect(marked('url').sort()).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      'REDIS_URL',
+    ]);
+  });
+
+  it('when a variable is named like a credential, then it is marked secret (a new one cannot be forgotten)', () => {
+    const named = ENV_VARIABLES.filter((name) => /(TOKEN|API_KEY|SECRET|PASSWORD)$/.test(name));
+    expect(named.filter((name) => SECRET_KINDS.get(name) !== 'value')).toEqual([]);
+  });
+
+  it('when a URL variable is not marked, then it refuses credentials in the URL', () => {
+    const urls = ENV_VARIABLES.filter(
+      (name) => /(_URL|_ENDPOINT)$/.test(name) && !SECRET_KINDS.has(name),
+    );
+    expect(urls.length).toBeGreaterThan(0);
+    for (const name of urls) {
+      expect(() => loadConfig({ ...VALID, [name]: 'http://user:canary-pw@host.test' })).toThrow(
+        new RegExp(name),
+      );
+    }
+  });
+
+  it('when a configuration is loaded, then its secrets are every marked value and every credential inside a marked URL', () => {
+    const config = loadConfig(withRedisUrlOnly());
+    expect([...config.secrets].sort()).toEqual(
+      [
+        'canary-token-value-123',
+        'canary-cursor-secret-0123456789abcdef',
+        'canary%2Bredis',
+        'canary+redis',
+        'canary-query-pw',
+      ].sort(),
+    );
+  });
+});
+
+function withRedisUrlOnly() {
+  return {
+    ...VALID,
+    REDIS_URL: 'redis://gateway:canary%2Bredis@redis:6379/0?db=1&password=canary-query-pw',
+  };
+}

@@ -37,7 +37,10 @@ export interface ChatClientOptions {
   retryAfterMaxSeconds: number;
   /** UPSTREAM_MAX_JSON_DEPTH. */
   maxJsonDepth: number;
-  /** Removes the gateway's configured secrets (and the call's key) from the server's text. */
+  /**
+   * Removes the gateway's configured secrets from the server's text, and those of the call
+   * that produced it (its key, its Basic value, a login password).
+   */
   scrub: SecretScrubber;
 }
 
@@ -139,14 +142,19 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       form?: URLSearchParams;
       /** A long-poll: its own deadline, no retry, outside the breaker. */
       longPoll?: { timeoutMs: number; signal: AbortSignal };
+      /** Secrets the request carries besides its credentials (a login password). */
+      secrets?: readonly string[];
     },
     schema: S,
   ): Promise<z.output<S>> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (credentials) {
-      const basic = Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64');
-      headers['authorization'] = `Basic ${basic}`;
-    }
+    const basic = credentials
+      ? Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')
+      : undefined;
+    if (basic !== undefined) headers['authorization'] = `Basic ${basic}`;
+    // Everything secret this call sent, in the forms the scrubber knows: a server's error may
+    // echo the key or the whole Authorization header (contract section 1).
+    const sent = [credentials?.apiKey, basic, ...(request.secrets ?? [])];
     if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     // Only GETs are idempotent here; the status update, the emoji deletion and the login
     // POST are sent once (a retried deletion could report 404 for its own success).
@@ -173,7 +181,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         if (response.status !== 200) {
           const error = toChatError(response, operation, {
             retryAfterMaxSeconds: options.retryAfterMaxSeconds,
-            scrub: (text) => options.scrub(text, credentials ? [credentials.apiKey] : []),
+            scrub: (text) => options.scrub(text, sent),
           });
           if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
           throw error;
@@ -227,7 +235,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       const result = await call(
         'login',
         { credentials: undefined, requestId },
-        { method: 'POST', path: '/fetch_api_key', form },
+        { method: 'POST', path: '/fetch_api_key', form, secrets: [password] },
         ApiKeyResponse,
       );
       return { email: result.email, apiKey: result.api_key };
