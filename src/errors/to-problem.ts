@@ -27,6 +27,7 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   VALIDATION_FAILED: [400, 'Bad Request'],
   MALFORMED_JSON: [400, 'Bad Request'],
   INVALID_CURSOR: [400, 'Bad Request'],
+  INVALID_LINK: [400, 'Bad Request'],
   BAD_REQUEST: [400, 'Bad Request'],
   UNAUTHORIZED: [401, 'Unauthorized'],
   FORBIDDEN: [403, 'Forbidden'],

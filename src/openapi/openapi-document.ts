@@ -148,8 +148,30 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation(
         'followResultLink',
         'The click-tracking redirect, proxied byte-for-byte.',
-        { '3XX': { description: "The search service's redirect; Location passes through." } },
-        [400, ...UPSTREAM],
+        {
+          '3XX': { description: "The search service's redirect; Location passes through." },
+          400: {
+            description:
+              '`INVALID_LINK` (SEARCH_LINKS=gateway): the query does not end with the `sig` the gateway signed it with (missing, altered, repeated or not last); no upstream call is made. `BAD_REQUEST`: the search service rejected the link.',
+            content: {
+              'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+            },
+          },
+        },
+        UPSTREAM,
+        {
+          description:
+            'With SEARCH_LINKS=gateway only links the gateway issued are followed: their query ends with `sig`, an HMAC over every byte before it, and goes upstream without it. With SEARCH_LINKS=upstream the query passes as it is.',
+          parameters: [
+            {
+              name: 'sig',
+              in: 'query',
+              required: false,
+              description: 'SEARCH_LINKS=gateway: the last parameter, as the gateway issued it.',
+              schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' },
+            },
+          ],
+        },
       ),
     },
     '/api/chat/drafts': {

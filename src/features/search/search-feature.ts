@@ -8,6 +8,7 @@ import type { CachedRoute } from '../../http/hit-path.js';
 import { secretOrEphemeral } from '../../security/secret-or-ephemeral.js';
 import type { Upstream } from '../../upstreams/http/upstream.js';
 import { createSearchClient } from '../../upstreams/search/search-client.js';
+import { createLinkSigner } from './link-signature.js';
 import { createRedirectUrlMatcher } from './rp-param.js';
 import { createCursorCodec } from './search-cursor.js';
 import { negotiateFormat } from './search-format.js';
@@ -29,10 +30,15 @@ export function createSearchFeature(options: {
   config: Config;
   logger: Logger;
   upstream: Upstream;
+  /** The same service behind a breaker of its own, for the click-tracking redirect. */
+  redirectUpstream: Upstream;
   loader: CachedLoader;
 }): SearchFeature {
   const { config, upstream } = options;
   const { search } = config;
+  // One key source for cursors and links, so both survive restarts when CURSOR_SECRET is set.
+  const secret = secretOrEphemeral(search.cursorSecret, 'CURSOR_SECRET', options.logger);
+  const gatewayLinks = search.links === 'gateway' ? createLinkSigner({ secret }) : undefined;
   const service = createSearchService({
     client: createSearchClient({
       upstream,
@@ -42,15 +48,12 @@ export function createSearchFeature(options: {
       maxJsonDepth: config.upstreamLimits.maxJsonDepth,
     }),
     loader: options.loader,
-    cursors: createCursorCodec({
-      secret: secretOrEphemeral(search.cursorSecret, 'CURSOR_SECRET', options.logger),
-      searchBaseUrl: search.baseUrl,
-    }),
+    cursors: createCursorCodec({ secret, searchBaseUrl: search.baseUrl }),
     isRedirectUrl: createRedirectUrlMatcher(search.baseUrl),
     windows: search.cache,
     routePath: SEARCH_ROUTE,
     maxK: search.maxK,
-    links: search.links,
+    gatewayLinks,
   });
   const querySchema = createSearchQuerySchema(search.maxK);
   return {
@@ -58,9 +61,10 @@ export function createSearchFeature(options: {
       service,
       querySchema,
       redirect: createSearchRedirect({
-        upstream,
+        upstream: options.redirectUpstream,
         deadlineMs: search.redirectTimeoutMs,
         retryAfterMaxSeconds: config.retryAfterMaxSeconds,
+        ...(gatewayLinks ? { links: gatewayLinks } : {}),
       }),
     }),
     cachedRoute: {

@@ -3,6 +3,7 @@ import type { CacheWindows } from '../../../config/load-config.js';
 import { toRepresentation, type Representation } from '../../cache/cache-entry.js';
 import type { Cached, CachedLoader, LoaderCall } from '../../cache/cached-loader.js';
 import type { SearchClient, SearchFormat } from '../../upstreams/search/search-client.js';
+import type { LinkSigner } from './link-signature.js';
 import { rerank, type SortOrder } from './rerank.js';
 import { throughGateway, urlSlots } from './redirect-urls.js';
 import { renumberPositions } from './renumber-positions.js';
@@ -19,8 +20,11 @@ export interface SearchServiceOptions {
   routePath: string;
   /** SEARCH_MAX_K: no page is ever longer. */
   maxK: number;
-  /** SEARCH_LINKS: whether result links go through the gateway's redirect route. */
-  links: 'upstream' | 'gateway';
+  /**
+   * SEARCH_LINKS=gateway: result links go through the gateway's redirect route, signed by this;
+   * undefined for SEARCH_LINKS=upstream.
+   */
+  gatewayLinks: LinkSigner | undefined;
 }
 
 /** A validated search as the upstream will see it, and where its answer is cached. */
@@ -54,11 +58,14 @@ function encodeQuery(q: string, k: number): string {
 }
 
 export function createSearchService(options: SearchServiceOptions): SearchService {
-  const { client, loader, cursors } = options;
-  const relink =
-    options.links === 'gateway'
-      ? (url: string) => throughGateway(url, `${options.routePath}/url`)
-      : undefined;
+  const { client, loader, cursors, gatewayLinks } = options;
+  // Signed last, over the final bytes: after the `rp` rewrite and the move to the gateway.
+  const relink = gatewayLinks
+    ? (url: string) => gatewayLinks.sign(throughGateway(url, `${options.routePath}/url`))
+    : undefined;
+  // Cached lists hold signed links: each key has its own entries, so a new CURSOR_SECRET (or
+  // an older gateway's unsigned links) is never served from the cache.
+  const linksKey = gatewayLinks ? `gateway-${gatewayLinks.keyId}` : 'upstream';
 
   /** The upstream's list, reranked, renumbered and serialised once: the bytes sent and stored. */
   async function build(search: ResolvedSearch, requestId: string): Promise<Representation> {
@@ -104,7 +111,7 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       const k = Number(new URLSearchParams(query).get('k'));
       const maxItems = Number.isInteger(k) && k > 0 ? Math.min(k, options.maxK) : options.maxK;
       return {
-        key: `search:${KEY_VERSION}:${format}:${sort}:${options.links}:${digest}`,
+        key: `search:${KEY_VERSION}:${format}:${sort}:${linksKey}:${digest}`,
         query,
         sort,
         format,

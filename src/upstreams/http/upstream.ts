@@ -30,6 +30,11 @@ export interface UpstreamOptions {
   /** The longest deadline any call uses: the pool's own timers are backstops at this length. */
   maxDeadlineMs: number;
   breaker: BreakerThresholds;
+  /**
+   * The breaker's name in logs, `/readyz` and `gateway_circuit_breaker_state`; the source by
+   * default. A second Upstream on the same service with its own name has a breaker of its own.
+   */
+  breakerName?: string;
   logger: Logger;
   /** Bodies longer than this are refused while they arrive (a 502). */
   maxResponseBytes: number;
@@ -120,7 +125,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   const basePath = base.pathname.replace(/\/$/, '');
   const service = SERVICE_NAME[source];
   const breaker = createBreaker({
-    name: source,
+    name: options.breakerName ?? source,
     thresholds: options.breaker,
     logger: options.logger,
     isFailure: isUpstreamFault,
