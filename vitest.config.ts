@@ -23,6 +23,7 @@ export default defineConfig({
             'test/adversarial/**/*.test.ts',
             'test/simulators/**/*.test.ts',
             'test/hardening/**/*.test.ts',
+            'test/races/**/*.test.ts',
           ],
           globalSetup: [withRedis],
         },

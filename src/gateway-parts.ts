@@ -27,7 +27,7 @@ import { createOpsRouter } from './http/ops-router.js';
 import { createOpenApiDocument, openApiOptions } from './openapi/openapi-document.js';
 import { chain, createEdge } from './http/edge.js';
 import { createHitPath } from './http/hit-path.js';
-import { createFailureLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
+import { createAttemptLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
 import { createSessionCookie } from './http/session-cookie.js';
 import { createStaticSite } from './http/static-site.js';
 import type { Breaker } from './resilience/circuit-breaker.js';
@@ -70,8 +70,12 @@ const UPSTREAM_CONNECTIONS = 64;
  * the stages in front of it. Opens nothing; the lifecycle (gateway.ts) decides when sockets
  * open and in which order everything closes.
  */
-export function createGatewayParts(config: Config, logger: Logger): GatewayParts {
-  const stores = createGatewayStores(config, logger);
+export function createGatewayParts(
+  config: Config,
+  logger: Logger,
+  now: () => number,
+): GatewayParts {
+  const stores = createGatewayStores(config, logger, now);
   const { cache, state } = stores;
   const metrics = createMetrics({ enabled: config.metrics.enabled });
   const loader = createCachedLoader({
@@ -85,9 +89,14 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
       (resourceOf(key) === 'search' ? config.search.timeoutMs : config.chat.timeoutMs) / 2,
   });
 
-  const upstream = (source: 'search' | 'chat', section: Config['search'] | Config['chat']) =>
+  const upstream = (
+    source: 'search' | 'chat',
+    section: Config['search'] | Config['chat'],
+    breakerName: string = source,
+  ) =>
     createUpstream({
       source,
+      breakerName,
       baseUrl: section.baseUrl,
       connectTimeoutMs: section.connectTimeoutMs,
       maxDeadlineMs: Math.max(
@@ -101,6 +110,9 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
       metrics,
     });
   const searchUpstream = upstream('search', config.search);
+  // The click-tracking redirect has a breaker of its own (contract section 6): its query is the
+  // caller's choice, so its failures must never pause searches, nor an open search circuit clicks.
+  const redirectUpstream = upstream('search', config.search, 'search-redirect');
   const chatUpstream = upstream('chat', config.chat);
 
   const cookie = createSessionCookie({
@@ -119,6 +131,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     ),
     idleTimeoutSeconds: config.session.idleTimeoutSeconds,
     absoluteTimeoutSeconds: config.session.absoluteTimeoutSeconds,
+    now,
   });
   const trust = compileTrust(config.trustProxy);
   const limits = createRateLimits({
@@ -134,14 +147,16 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     writeDeadlineMs: config.chat.writeTimeoutMs,
     retryAfterMaxSeconds: config.retryAfterMaxSeconds,
     maxJsonDepth: config.upstreamLimits.maxJsonDepth,
-    scrub: createSecretScrubber([
-      config.chat.apiKey,
-      config.search.clientToken,
-      config.search.cursorSecret,
-      config.session.secret,
-    ]),
+    // Every credential the schema marks (config.secrets), never a hand-kept list.
+    scrub: createSecretScrubber(config.secrets),
   });
-  const search = createSearchFeature({ config, logger, upstream: searchUpstream, loader });
+  const search = createSearchFeature({
+    config,
+    logger,
+    upstream: searchUpstream,
+    redirectUpstream,
+    loader,
+  });
   const serviceAccount =
     sessionMode || config.chat.email === undefined || config.chat.apiKey === undefined
       ? undefined
@@ -187,7 +202,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
             chat: chatClient,
             sessions,
             cookie,
-            loginLimit: createFailureLimit(limits.login, state),
+            loginLimit: createAttemptLimit(limits.login, state),
           }),
         }
       : {}),
@@ -196,6 +211,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   const readiness = createReadiness([
     { name: 'cache', check: () => ({ backend: cache.backend, ...cache.health() }) },
     { name: 'search', check: circuitCheck(searchUpstream.breaker) },
+    { name: 'search-redirect', check: circuitCheck(redirectUpstream.breaker) },
     { name: 'chat', check: circuitCheck(chatUpstream.breaker) },
     ...(chatEvents
       ? [
@@ -219,6 +235,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
   if (chatEvents) metrics.watchChatEvents(() => chatEvents.status());
   metrics.watchBreakers({
     search: searchUpstream.breaker,
+    'search-redirect': redirectUpstream.breaker,
     chat: chatUpstream.breaker,
     ...stores.breakers,
   });
@@ -268,7 +285,7 @@ export function createGatewayParts(config: Config, logger: Logger): GatewayParts
     redis: stores.redis,
     flights: stores.flights,
     chatEvents,
-    upstreams: [searchUpstream, chatUpstream],
+    upstreams: [searchUpstream, redirectUpstream, chatUpstream],
     breakers: Object.values(stores.breakers),
   };
 }

@@ -40,12 +40,16 @@ const SESSION_REPLICA_WAIT_MS = 1000;
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
 
-export function createGatewayStores(config: Config, logger: Logger): GatewayStores {
+export function createGatewayStores(
+  config: Config,
+  logger: Logger,
+  now: () => number,
+): GatewayStores {
   const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS });
   const redis = createRedisClient({ redis: config.redis, logger });
   if (redis === undefined) {
     const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
-    const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax });
+    const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax, now });
     const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
     return {
       redis: undefined,
@@ -87,6 +91,7 @@ export function createGatewayStores(config: Config, logger: Logger): GatewayStor
       logger,
       // A failover promotes a replica: a session must be on one before the login answers.
       replicaWaitMs: config.redis.topology.kind === 'single' ? 0 : SESSION_REPLICA_WAIT_MS,
+      now,
     }),
     state: createRedisSharedState({
       redis,

@@ -40,9 +40,15 @@ export interface Gateway {
 /** How long start() waits for Redis before serving without it (it keeps reconnecting). */
 const REDIS_CONNECT_WAIT_MS = 1000;
 
-export function createGateway(config: Config, dependencies: { logger: Logger }): Gateway {
+export interface GatewayDependencies {
+  logger: Logger;
+  /** The clock sessions expire by; tests move it instead of waiting (default Date.now). */
+  now?: () => number;
+}
+
+export function createGateway(config: Config, dependencies: GatewayDependencies): Gateway {
   const { logger } = dependencies;
-  const parts = createGatewayParts(config, logger);
+  const parts = createGatewayParts(config, logger, dependencies.now ?? Date.now);
   let maxConnections: number;
   try {
     maxConnections = connectionCap(config.client.maxConnections, openFilesLimit());

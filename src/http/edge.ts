@@ -6,6 +6,9 @@ import { routeTemplate } from '../observability/route-templates.js';
 import { enterTrace, traceHeadersFromSdk } from '../observability/trace-context.js';
 import { assignRequestId } from './request-id.js';
 import { createRequestLogger } from './request-logger.js';
+import { AppError } from '../errors/app-error.js';
+import { writeProblem } from './error-handler.js';
+import { readRequestTarget } from './request-target.js';
 import { createSecurity } from './security.js';
 
 export type Next = () => void;
@@ -48,18 +51,20 @@ export function createEdge(options: {
       res.on('finish', observe);
     }
     assignRequestId(req, res);
+    const target = readRequestTarget(req);
     // While draining, every response tells the client to take its next request elsewhere.
     if (options.isDraining()) res.setHeader('Connection', 'close');
     // Untraced requests (no SDK, no traceparent) take the path with no closures.
+    const after = target === undefined ? () => refuseTarget(req, res) : next;
     if (!traceHeadersFromSdk() && req.headers.traceparent === undefined) {
-      proceed(req, res, next);
+      proceed(req, res, after);
       return;
     }
     enterTrace(
       req,
       res,
       () => routeTemplate(timed[URL_SEEN], site),
-      () => proceed(req, res, next),
+      () => proceed(req, res, after),
     );
   };
 
@@ -68,6 +73,18 @@ export function createEdge(options: {
     log(req, res);
     security(req, res, () => next());
   }
+}
+
+/** A target no route can read the way the client meant it: 400 before any stage runs. */
+function refuseTarget(req: IncomingMessage, res: ServerResponse): void {
+  writeProblem(
+    req,
+    res,
+    new AppError(
+      'BAD_REQUEST',
+      'The request target must be a path with an optional query, without a fragment (#).',
+    ),
+  );
 }
 
 const URL_SEEN = Symbol('url as received');

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { toAppError, toProblemResponse } from '../errors/to-problem.js';
@@ -60,6 +61,21 @@ export function sendProblem(req: Request, res: Response, error: unknown): void {
   // is closed once the answer is out instead of waiting for the rest of a body nobody wants.
   if (!req.complete) res.setHeader('Connection', 'close');
   res.status(problem.status).set(problem.headers).send(problem.body);
+}
+
+/**
+ * The same answer for a stage in front of Express (the edge), which has no Express response:
+ * the problem, its code on the log line, and the connection closed when the body was not read.
+ */
+export function writeProblem(req: IncomingMessage, res: ServerResponse, error: AppError): void {
+  const problem = toProblemResponse(error, req.id);
+  res.problem = { code: error.code, source: error.source };
+  const headers: Record<string, string> = {
+    ...problem.headers,
+    'Content-Length': String(Buffer.byteLength(problem.body)),
+  };
+  if (!req.complete) headers['Connection'] = 'close';
+  res.writeHead(problem.status, headers).end(problem.body);
 }
 
 export function createErrorHandler(): ErrorRequestHandler {

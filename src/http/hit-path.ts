@@ -40,10 +40,11 @@ export function createHitPath(options: {
   return (req, res, next) => {
     // A GET with a body is for the app to refuse; HEAD is the app's too.
     if (req.method !== 'GET' || hasBody(req)) return next();
-    const url = req.url ?? '/';
-    const question = url.indexOf('?');
-    const route = routes.get(question < 0 ? url : url.slice(0, question));
-    const key = route?.keyOf(req, question < 0 ? '' : url.slice(question + 1));
+    // The edge read the target (request-target.ts); the router reads the same split.
+    const { target } = req;
+    if (target === undefined) return next();
+    const route = routes.get(target.path);
+    const key = route?.keyOf(req, target.query);
     if (route === undefined || key === undefined) return next();
 
     const applicable = countersOf(options.policies, req);

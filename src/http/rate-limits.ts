@@ -5,7 +5,7 @@ import type { CacheEntry } from '../cache/cache-entry.js';
 import { AppError } from '../errors/app-error.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { Count, CounterRequest, SharedState } from '../state/shared-state.js';
-import { clientAddress, type TrustFunction } from './client-address.js';
+import { clientAddress, toRateLimitAddress, type TrustFunction } from './client-address.js';
 
 /** One limit: which counter a request bumps under it, if any. */
 export interface RateLimitPolicy {
@@ -59,10 +59,10 @@ export function createRateLimits(options: {
     name,
     limit,
     windowSeconds,
-    counter: (req) => ({
-      key: `ratelimit:${name}:${clientAddress(req, options.trust)}`,
-      windowMs: windowSeconds * 1000,
-    }),
+    counter: (req) => {
+      const address = toRateLimitAddress(clientAddress(req, options.trust), limits.ipv6Prefix);
+      return { key: `ratelimit:${name}:${address}`, windowMs: windowSeconds * 1000 };
+    },
   });
   const perSession: RateLimitPolicy = {
     name: 'session',
@@ -170,47 +170,41 @@ export function createRateLimitGuard(
   };
 }
 
-/** A limit that counts failures only (the login limit: contract section 6, Limits). */
-export interface FailureLimit {
-  /** Refuses the request while the failures counted under `policies` exhaust a limit. */
-  guard: RequestHandler;
-  /** Counts one failure of this request's client. */
-  failed(req: IncomingMessage): Promise<void>;
+/** One login attempt, counted from the moment it started. */
+export interface Attempt {
+  /** It did not cost a guess (it succeeded, or never reached the check): give it back. */
+  forgive(): Promise<void>;
 }
 
 /**
- * Successful attempts cost nothing, so a user who logs in often is never locked out; failed
- * ones are counted, and once they reach the limit every attempt is refused until the window
- * ends.
+ * The login limit (contract section 6, Limits): it counts failed attempts only, and an attempt
+ * counts from the moment it starts until it succeeds. Counting first and forgiving successes
+ * afterwards is what makes it hold under concurrency: however many wrong passwords arrive at
+ * once, the counter passes the limit before any of them past it reaches the chat server. A user
+ * who logs in often is never locked out, because each success is given back.
  */
-export function createFailureLimit(
+export interface AttemptLimit {
+  /** Counts this attempt, or refuses it (429 with Retry-After) past the limit. */
+  begin(req: IncomingMessage, res: ServerResponse): Promise<Attempt>;
+}
+
+export function createAttemptLimit(
   policies: readonly RateLimitPolicy[],
   state: SharedState,
-): FailureLimit {
+): AttemptLimit {
   return {
-    async guard(req, res, next) {
+    async begin(req, res) {
       const applicable = countersOf(policies, req);
-      const { counts } = await state.countAndRead(
-        applicable.map((a) => ({ ...a.counter, peek: true })),
-        undefined,
-        req.log,
-      );
-      // A peek shows the failures so far; this attempt is refused once they reach the limit.
-      enforce(
-        judge(
-          applicable,
-          counts.map((c) => c && { ...c, count: c.count + 1 }),
-        ),
-        res,
-      );
-      next();
-    },
-    async failed(req) {
-      await state.countAndRead(
-        countersOf(policies, req).map((a) => a.counter),
-        undefined,
-        req.log,
-      );
+      const counters = applicable.map((a) => a.counter);
+      const { counts } = await state.countAndRead(counters, undefined, req.log);
+      const forgive = () => state.uncount(counters, req.log);
+      const verdict = judge(applicable, counts);
+      if (verdict.retryAfterSeconds !== undefined) {
+        // A refused attempt reached nobody: the count stays what was tried.
+        await forgive();
+      }
+      enforce(verdict, res);
+      return { forgive };
     },
   };
 }

@@ -47,6 +47,10 @@ export function createMemorySessionStore(
       sessions.set(idHash, session);
       return Promise.resolve();
     },
+    refresh(idHash, session) {
+      if (live(sessions.get(idHash))) sessions.set(idHash, session);
+      return Promise.resolve();
+    },
     delete(idHash) {
       sessions.delete(idHash);
       return Promise.resolve();

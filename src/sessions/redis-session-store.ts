@@ -37,6 +37,31 @@ export function createRedisSessionStore(options: {
   // The hash tag puts the record in the same Redis Cluster slot as the session's own
   // rate-limit counter, so one script can check the one and bump the other.
   const keyOf = (idHash: string) => `session:${KEY_VERSION}:{${idHash}}`;
+
+  async function write(idHash: string, session: StoredSession, when: 'always' | 'existing') {
+    const ttlMs = Math.min(session.idleExpiresAt, session.absoluteExpiresAt) - now();
+    if (ttlMs <= 0) return;
+    const args = [keyOf(idHash), JSON.stringify(session), 'PX', ttlMs] as const;
+    try {
+      await breaker.run(async () => {
+        if (replicaWaitMs === 0) {
+          await (when === 'always' ? redis.set(...args) : redis.set(...args, 'XX'));
+          return;
+        }
+        // One pipeline: on a cluster both go to the node that holds the record.
+        const pipeline = redis.pipeline();
+        if (when === 'always') pipeline.set(...args);
+        else pipeline.set(...args, 'XX');
+        const results = await pipeline.wait(1, replicaWaitMs).exec();
+        // The write itself must succeed; a replica that did not confirm in time is not fatal.
+        const writeError = results?.[0]?.[0];
+        if (writeError) throw writeError;
+      });
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
   return {
     backend: 'redis',
     recordKey: keyOf,
@@ -61,29 +86,10 @@ export function createRedisSessionStore(options: {
       }
       return parsed.data;
     },
-    async set(idHash, session) {
-      const ttlMs = Math.min(session.idleExpiresAt, session.absoluteExpiresAt) - now();
-      if (ttlMs <= 0) return;
-      try {
-        await breaker.run(async () => {
-          if (replicaWaitMs === 0) {
-            await redis.set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs);
-            return;
-          }
-          // One pipeline: on a cluster both go to the node that holds the record.
-          const results = await redis
-            .pipeline()
-            .set(keyOf(idHash), JSON.stringify(session), 'PX', ttlMs)
-            .wait(1, replicaWaitMs)
-            .exec();
-          // The write itself must succeed; a replica that did not confirm in time is not fatal.
-          const writeError = results?.[0]?.[0];
-          if (writeError) throw writeError;
-        });
-      } catch (error) {
-        throw unavailable(error);
-      }
-    },
+    set: (idHash, session) => write(idHash, session, 'always'),
+    // SET … XX: only a record that still exists is written, so a DEL (logout, rotation) that
+    // landed between this request's read and its write is never undone.
+    refresh: (idHash, session) => write(idHash, session, 'existing'),
     async delete(idHash) {
       try {
         await breaker.run(() => redis.del(keyOf(idHash)));

@@ -102,7 +102,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
         current = { ...stored, idleExpiresAt: Math.min(t + idleMs, stored.absoluteExpiresAt) };
         // Off the request's path, and not fatal: a store that cannot write right now (a Redis
         // out of memory) leaves the session at its previous idle expiry, still logged in.
-        store.set(idHash, current).catch(() => undefined);
+        store.refresh(idHash, current).catch(() => undefined);
       }
       return toSession(current, apiKey);
     },

@@ -29,5 +29,11 @@ export interface SessionStore {
   get(idHash: string): Promise<StoredSession | undefined>;
   /** Keeps the session until `session.idleExpiresAt` (or its absolute expiry, if sooner). */
   set(idHash: string, session: StoredSession): Promise<void>;
+  /**
+   * Writes a newer copy of a session that still exists, and nothing otherwise: a logout,
+   * rotation or expiry that came in between wins (contract section 6: a session that ended
+   * never comes back, whatever was in flight).
+   */
+  refresh(idHash: string, session: StoredSession): Promise<void>;
   delete(idHash: string): Promise<void>;
 }

@@ -19,12 +19,15 @@ export function createMemoryCounters(options: { maxCounters: number; now?: () =>
       const t = now();
       let window = windows.get(request.key);
       if (window === undefined || window.endsAt <= t) {
-        if (request.peek) return { count: 0, resetMs: request.windowMs };
         window = { count: 0, endsAt: t + request.windowMs };
         windows.set(request.key, window);
       }
-      if (!request.peek) window.count += 1;
+      window.count += 1;
       return { count: window.count, resetMs: window.endsAt - t };
+    },
+    uncount(request: CounterRequest): void {
+      const window = windows.get(request.key);
+      if (window !== undefined && window.endsAt > now() && window.count > 0) window.count -= 1;
     },
   };
 }

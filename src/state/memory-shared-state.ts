@@ -17,5 +17,9 @@ export function createMemorySharedState(options: {
       );
       return { counts, entry: read === undefined ? undefined : await cache.get(read) };
     },
+    uncount(requests) {
+      for (const c of requests) counters.uncount(c);
+      return Promise.resolve();
+    },
   };
 }

@@ -12,7 +12,7 @@ import type { Count, CounterRequest, SharedState } from './shared-state.js';
  * Bumps fixed-window counters and reads one cache entry, atomically and in one round trip.
  * KEYS: a (counter, guard) pair per counter, then the entry's key if one is read.
  * ARGV: the number of counters n, each counter's window in ms, each counter's mode ('c' count,
- * 'g' count only while its guard key exists, 'p' read without counting), then the digest of
+ * 'g' count only while its guard key exists), then the digest of
  * the body the caller already holds ('' for none).
  * Reply: count and remaining ms per counter (-1 when its guard was missing, -2 when Redis
  * refused the write, e.g. out of memory), then the entry, and 1 when only its header line was
@@ -29,10 +29,6 @@ for i = 1, n do
   if mode == 'g' and redis.call('EXISTS', KEYS[2 * i]) == 0 then
     out[2 * i - 1] = -1
     out[2 * i] = 0
-  elseif mode == 'p' then
-    out[2 * i - 1] = tonumber(redis.call('GET', key) or '0')
-    local ttl = redis.call('PTTL', key)
-    out[2 * i] = ttl < 0 and window or ttl
   else
     local count = redis.pcall('INCR', key)
     if type(count) == 'table' then
@@ -67,7 +63,14 @@ end
 return out
 `;
 
-const MODE = (c: CounterRequest) => (c.peek ? 'p' : c.guard === undefined ? 'c' : 'g');
+/** Takes one back from a counter that is above zero; an expired window stays gone. */
+const UNCOUNT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
+
+const MODE = (c: CounterRequest) => (c.guard === undefined ? 'c' : 'g');
 
 type Reply = (number | Buffer | null)[];
 
@@ -77,6 +80,7 @@ declare module 'ioredis' {
       numberOfKeys: number,
       ...keysAndArgs: (string | number)[]
     ): Promise<Reply>;
+    bffUncount(key: string): Promise<number>;
   }
 }
 
@@ -94,6 +98,7 @@ export interface RedisSharedStateOptions {
 export function createRedisSharedState(options: RedisSharedStateOptions): SharedState {
   const { redis, breaker, fallback, bodies, logger } = options;
   redis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
+  redis.defineCommand('bffUncount', { lua: UNCOUNT, numberOfKeys: 1 });
 
   const throttle = createLogThrottle(logger);
   const cluster = redis instanceof Cluster;
@@ -188,6 +193,15 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
         }
       }
       return { counts, entry };
+    },
+    async uncount(counters, log) {
+      try {
+        // One key each: on a cluster they may live in different slots.
+        await breaker.run(() => Promise.all(counters.map((c) => redis.bffUncount(c.key))));
+      } catch (error) {
+        throttle.warn('uncount', { err: error }, 'redis uncount failed; lowered in process', log);
+        for (const c of counters) fallback.uncount(c);
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/cache-entry.js';
 
-/** One fixed-window counter to bump (or, with `peek`, only to read). */
+/** One fixed-window counter to bump. */
 export interface CounterRequest {
   key: string;
   windowMs: number;
@@ -10,8 +10,6 @@ export interface CounterRequest {
    * session cookie creates no counter, so no state at all (contract section 6, Limits).
    */
   guard?: string;
-  /** Read the count without adding this request to it (a limit that counts failures only). */
-  peek?: boolean;
 }
 
 /** A counter after the bump: `count` requests so far in a window that ends in `resetMs`. */
@@ -40,4 +38,10 @@ export interface SharedState {
     read?: string,
     log?: Logger,
   ): Promise<CountAndRead>;
+  /**
+   * Takes one back from each counter, never below zero (an attempt that turned out not to
+   * count: a login that succeeded). Never throws; where Redis cannot, this process's floor is
+   * lowered instead.
+   */
+  uncount(counters: readonly CounterRequest[], log?: Logger): Promise<void>;
 }

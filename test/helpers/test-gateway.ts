@@ -27,6 +27,8 @@ export interface TestGatewayOptions {
   /** 'redis' = the real test Redis under a fresh prefix; a URL = that Redis (e.g. a dead port). */
   cache?: 'memory' | 'redis' | { redisUrl: string };
   env?: Record<string, string>;
+  /** The gateway's clock (sessions), for tests that move time instead of waiting it out. */
+  now?: () => number;
 }
 
 export interface TestGateway {
@@ -74,8 +76,11 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
     ...options.env,
   });
-  const logs = createLogCapture();
-  const gateway = createGateway(config, { logger: logs.logger });
+  const logs = createLogCapture('debug', config.secrets);
+  const gateway = createGateway(config, {
+    logger: logs.logger,
+    ...(options.now ? { now: options.now } : {}),
+  });
   await gateway.start();
   // Every response a test receives in-process is checked against the gateway's OpenAPI document.
   const responses = createResponseChecker(createOpenApiDocument(openApiOptions(config)));

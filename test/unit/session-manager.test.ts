@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createMemorySessionStore } from '../../src/sessions/memory-session-store.js';
 import { createSessionSealer } from '../../src/sessions/session-crypto.js';
@@ -11,7 +12,11 @@ function setup(idle = 600, absolute = 3600) {
   let t = 1_000_000;
   const inner = createMemorySessionStore({ now: () => t });
   const writes: StoredSession[] = [];
-  const store: SessionStore = { ...inner, set: (h, s) => (writes.push(s), inner.set(h, s)) };
+  const store: SessionStore = {
+    ...inner,
+    set: (h, s) => (writes.push(s), inner.set(h, s)),
+    refresh: (h, s) => (writes.push(s), inner.refresh(h, s)),
+  };
   const manager = createSessionManager({
     store,
     sealer: createSessionSealer('s'.repeat(32)),
@@ -95,5 +100,36 @@ describe('session sealer', () => {
     expect(sealer.open(bytes.toString('base64url'), 'hash-a')).toBeUndefined();
     expect(createSessionSealer('z'.repeat(32)).open(sealed, 'hash-a')).toBeUndefined();
     expect(sealer.open('', 'hash-a')).toBeUndefined();
+  });
+});
+
+describe('session refresh', () => {
+  it('when a session is destroyed between a lookup and its idle write-back, then the write-back does not bring it back', async () => {
+    let t = 1_000_000;
+    const inner = createMemorySessionStore({ now: () => t });
+    let destroyFirst: (() => Promise<void>) | undefined;
+    // The store's read resolves only after the destroy has run: the write-back comes last.
+    const store: SessionStore = {
+      ...inner,
+      get: async (h) => {
+        const read = await inner.get(h);
+        await destroyFirst?.();
+        return read;
+      },
+    };
+    const manager = createSessionManager({
+      store,
+      sealer: createSessionSealer('k'.repeat(32)),
+      idleTimeoutSeconds: 600,
+      absoluteTimeoutSeconds: 3600,
+      now: () => t,
+    });
+    const { id } = await manager.create(profile, credentials);
+    t += 120_000;
+    destroyFirst = () => manager.destroy(id);
+    expect(await manager.lookup(id)).toBeDefined(); // it was read before the end
+    destroyFirst = undefined;
+    expect(await manager.lookup(id)).toBeUndefined();
+    expect(await inner.get(createHash('sha256').update(id).digest('base64url'))).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import type { FailureLimit } from '../../http/rate-limits.js';
+import type { AttemptLimit } from '../../http/rate-limits.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import type { ChatClient } from '../../upstreams/chat/chat-client.js';
@@ -16,7 +16,7 @@ export function createAuthFeature(options: {
   chat: ChatClient;
   sessions: SessionManager;
   cookie: SessionCookie;
-  loginLimit: FailureLimit;
+  loginLimit: AttemptLimit;
 }): Router {
   return createAuthRouter({
     service: createAuthService({ chat: options.chat, sessions: options.sessions }),

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
 import { methodNotAllowed } from '../../http/error-handler.js';
-import type { FailureLimit } from '../../http/rate-limits.js';
+import type { AttemptLimit } from '../../http/rate-limits.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { describeSession as describe } from './describe-session.js';
@@ -14,7 +14,7 @@ export interface AuthRouterOptions {
   sessions: SessionManager;
   cookie: SessionCookie;
   /** The stricter limit on failed login attempts. */
-  loginLimit: FailureLimit;
+  loginLimit: AttemptLimit;
 }
 
 /** `/api/auth/...` (contract section 2), mounted in session mode only. */
@@ -24,17 +24,18 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
 
   router
     .route('/login')
-    .post(options.loginLimit.guard, async (req, res) => {
+    .post(async (req, res) => {
       const input = parseInput(LoginBody, req.body, 'body');
+      const attempt = await options.loginLimit.begin(req, res);
       let opened;
       try {
         opened = await service.login(input, req.id);
       } catch (error) {
-        // Refused credentials count against the client; nothing else does.
-        if (isAppError(error) && error.code === 'UNAUTHORIZED')
-          await options.loginLimit.failed(req);
+        // Refused credentials stay counted against the client; nothing else does.
+        if (!isAppError(error) || error.code !== 'UNAUTHORIZED') await attempt.forgive();
         throw error;
       }
+      await attempt.forgive();
       const { id, session } = opened;
       // Rotation: whatever session this browser had is ended, and the new one gets a new id.
       const previous = cookie.read(req);
