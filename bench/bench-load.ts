@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { hasTaskset } from './bench-process.js';
+import { mixPath, type QueryMix } from './query-mix.js';
+import { MIX_LUA, UNIQUE_LUA } from './wrk-scripts.js';
 
 /** One measured run of load against a URL. */
 export interface LoadResult {
@@ -16,12 +18,20 @@ export interface LoadResult {
   errors: number;
 }
 
+/** Which path each request asks for. */
+export type PathPlan =
+  /** The URL's own, every time. */
+  | { kind: 'same' }
+  /** The URL's with a counter on its query, so that every request is a new key (a miss). */
+  | { kind: 'unique' }
+  /** The URL's with the query mix's suffix of request i (query-mix.ts), for a window `salt`. */
+  | { kind: 'mix'; mix: QueryMix; salt: string };
+
 export interface LoadOptions {
   url: string;
   seconds: number;
   connections: number;
-  /** Appended to the path with a counter, so that every request is a new key (a miss). */
-  uniqueSuffix?: boolean;
+  paths: PathPlan;
   /** The load generator's core (the server has the other one). */
   core: number;
 }
@@ -37,17 +47,6 @@ export const hasWrk = (() => {
   }
 })();
 
-/** wrk's Lua hook: every request gets `+<n>` on its query's first value (a new key). */
-const UNIQUE_LUA = `
-math.randomseed(os.time() + math.floor(os.clock() * 1000000))
-counter = 0
-request = function()
-  counter = counter + 1
-  local path = string.gsub(wrk.path, "q=([^&]*)", "q=%1+" .. counter .. "x" .. math.random(1, 1000000000))
-  return wrk.format(nil, path)
-end
-`;
-
 function millis(text: string): number {
   const match = /([\d.]+)(us|ms|s)/.exec(text);
   if (!match) return Number.NaN;
@@ -57,14 +56,14 @@ function millis(text: string): number {
 
 async function withWrk(options: LoadOptions): Promise<LoadResult> {
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
-  if (options.uniqueSuffix) {
-    const script = join(mkdtempSync(join(tmpdir(), 'bench-wrk-')), 'unique.lua');
-    writeFileSync(script, UNIQUE_LUA);
-    args.push('-s', script);
-  }
+  const plan = options.paths;
+  if (plan.kind !== 'same') args.push('-s', wrkScript(plan.kind === 'mix' ? MIX_LUA : UNIQUE_LUA));
+  args.push(options.url);
+  if (plan.kind === 'mix')
+    args.push('--', plan.mix.ranksFile, plan.salt, String(plan.mix.epochLength));
   const [command, ...rest] = hasTaskset
-    ? ['taskset', '-c', String(options.core), 'wrk', ...args, options.url]
-    : ['wrk', ...args, options.url];
+    ? ['taskset', '-c', String(options.core), 'wrk', ...args]
+    : ['wrk', ...args];
   const { stdout } = await run(command, rest, { maxBuffer: 1 << 20 });
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
@@ -81,29 +80,44 @@ async function withWrk(options: LoadOptions): Promise<LoadResult> {
   };
 }
 
+function wrkScript(lua: string): string {
+  const script = join(mkdtempSync(join(tmpdir(), 'bench-wrk-')), 'paths.lua');
+  writeFileSync(script, lua);
+  return script;
+}
+
+/** The path of request `i` (from 0) under `plan`, as the wrk scripts build it. */
+function pathOf(plan: PathPlan, path: string, i: number): string {
+  switch (plan.kind) {
+    case 'same':
+      return path;
+    case 'unique':
+      return path.replace(/q=([^&]*)/, `q=$1+${i + 1}x${Math.random()}`);
+    case 'mix':
+      return mixPath(path, plan.mix, plan.salt, i);
+  }
+}
+
 async function withAutocannon(options: LoadOptions, overallRate?: number): Promise<LoadResult> {
-  let counter = 0;
+  const plan = options.paths;
+  let sent = 0;
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
     ...(overallRate ? { overallRate } : {}),
-    ...(options.uniqueSuffix
-      ? {
+    ...(plan.kind === 'same'
+      ? {}
+      : {
           requests: [
             {
-              setupRequest: (request: autocannon.Request) => {
-                counter += 1;
-                const path = (request.path ?? '/').replace(
-                  /q=([^&]*)/,
-                  `q=$1+${counter}x${Math.random()}`,
-                );
-                return { ...request, path };
-              },
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                path: pathOf(plan, request.path ?? '/', sent++),
+              }),
             },
           ],
-        }
-      : {}),
+        }),
   });
   return {
     requests: result.requests.total,

@@ -1,12 +1,13 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { processTreeCpuMicros } from './process-tree-cpu.js';
 
 /** A server (or helper) under the benchmark, in its own process, maybe pinned to a core. */
 export interface BenchProcess {
   readonly pid: number;
   /** What it announced over IPC when it was ready. */
   readonly ready: Record<string, unknown>;
-  /** utime + stime so far, in microseconds. */
+  /** utime + stime so far of the process and its descendants (its tree), in microseconds. */
   cpuMicros(): number;
   /** Peak resident set size so far (VmHWM), in MB. */
   peakRssMb(): number;
@@ -19,14 +20,6 @@ export const hasTaskset = (() => {
     return true;
   } catch {
     return false;
-  }
-})();
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  } catch {
-    return 100;
   }
 })();
 
@@ -69,16 +62,12 @@ export async function startProcess(
       reject(new Error(`${options.label} exited (${code}): ${errors}`));
     });
   });
+  // taskset execs node in its own process: the pid is the server's, not a wrapper's.
   const pid = child.pid!;
-  const stat = () => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return {
     pid,
     ready,
-    cpuMicros() {
-      const fields = stat();
-      // After the command name: utime and stime are fields 12 and 13 (0-based).
-      return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
-    },
+    cpuMicros: () => processTreeCpuMicros(pid),
     peakRssMb() {
       const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
       return Number(kb ?? 0) / 1024;
