@@ -82,6 +82,7 @@ export function createGatewayParts(
     store: cache,
     logger,
     ttlJitterRatio: config.cacheTtlJitterRatio,
+    now,
     onRead: (key, result) => metrics.countCache(resourceOf(key), result),
     flights: stores.flights,
     // Half of the request's upstream deadline: its own call still fits in the other half.
@@ -267,6 +268,8 @@ export function createGatewayParts(
     state,
     policies: limits.general,
     onHit: (key) => metrics.countCache(resourceOf(key), 'hit'),
+    flights: stores.flights,
+    now,
   });
 
   const opsEdge = createEdge({

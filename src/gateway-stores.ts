@@ -45,10 +45,10 @@ export function createGatewayStores(
   logger: Logger,
   now: () => number,
 ): GatewayStores {
-  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS });
+  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS, now });
   const redis = createRedisClient({ redis: config.redis, logger });
   if (redis === undefined) {
-    const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes });
+    const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes, now });
     const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax, now });
     const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
     return {
@@ -76,10 +76,10 @@ export function createGatewayStores(
   const cacheBreaker = breaker('cache');
   return {
     redis,
-    cache: createRedisCacheStore({ redis, breaker: cacheBreaker, logger }),
+    cache: createRedisCacheStore({ redis, breaker: cacheBreaker, logger, now }),
     flights: createRedisFlights({
       redis,
-      channel: `${config.redis.keyPrefix}flights`,
+      prefix: config.redis.keyPrefix,
       // A holder that died frees the key once its longest call would have ended.
       lockMs: config.longestUpstreamDeadlineMs + 1000,
       breaker: cacheBreaker,

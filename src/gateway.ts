@@ -42,7 +42,10 @@ const REDIS_CONNECT_WAIT_MS = 1000;
 
 export interface GatewayDependencies {
   logger: Logger;
-  /** The clock sessions expire by; tests move it instead of waiting (default Date.now). */
+  /**
+   * The clock sessions, cache entries (fresh, stale, error windows) and in-process rate-limit
+   * windows run by; tests move it instead of waiting (default Date.now).
+   */
   now?: () => number;
 }
 

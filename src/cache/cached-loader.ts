@@ -6,7 +6,12 @@ import { hitParams, type CacheOutcome } from '../http/send-representation.js';
 import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
-import { SOLO_FLIGHTS, type Flight, type FlightCoordinator } from './flight-coordinator.js';
+import {
+  SOLO_FLIGHTS,
+  type Flight,
+  type FlightClaim,
+  type FlightCoordinator,
+} from './flight-coordinator.js';
 
 export interface Cached extends CacheOutcome {
   readonly representation: Representation;
@@ -15,6 +20,8 @@ export interface Cached extends CacheOutcome {
 /** The store's answer for a key when the caller has already read it (the hit path did). */
 export interface KnownRead {
   readonly entry: CacheEntry | undefined;
+  /** The fleet lock that read claimed on finding nothing: this request's to use. */
+  readonly claim?: FlightClaim;
 }
 
 /** What the caller knows: the entry, if it read it already, and its request's logger. */
@@ -92,26 +99,35 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   /**
    * The fleet's single flight for a miss: the lock and this instance loads, or another
    * instance holds it and this one waits for its announcement and reads what it stored.
-   * Waiting runs out after `flightWaitMs` (the holder died, or is slow), and then this
-   * instance loads itself. A background refresh whose lock is taken is left to the holder.
+   * The lock comes from the admission read when it claimed one (no round trip of its own),
+   * else from `acquire`. Waiting runs out after `flightWaitMs` (the holder died, or is slow),
+   * and then this instance loads itself. A background refresh whose lock is taken is left to
+   * the holder.
    */
   async function fleetLoad(
     key: string,
     load: () => Promise<Representation>,
     background: boolean,
+    claim: FlightClaim | undefined,
   ): Promise<Loaded> {
-    const wait = flights.listen(key);
-    const flight = await flights.acquire(key);
-    if (flight !== 'busy') {
-      wait.cancel();
-      if (flight.shared) {
-        // Another instance may have stored it between this one's read and its lock.
-        const stored = await store.get(key).catch(() => undefined);
-        if (stored && now() < stored.freshUntil) {
+    let flight: Flight | 'busy';
+    if (claim?.state === 'ours') {
+      claim.consumed = true;
+      flight = flights.adopt(key, claim);
+    } else if (claim?.state === 'busy') {
+      flight = 'busy';
+    } else {
+      flight = await flights.acquire(key);
+      // Another instance may have stored it between this one's read and its lock.
+      if (flight !== 'busy' && flight.shared) {
+        const stored = await freshIn(key);
+        if (stored) {
           await flight.done();
           return { representation: stored, fromStore: true };
         }
       }
+    }
+    if (flight !== 'busy') {
       try {
         return { representation: await load(), flight };
       } catch (error) {
@@ -119,15 +135,26 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
         throw error;
       }
     }
-    if (background) {
+    if (background) throw new RefreshedElsewhere();
+    // Subscribed before the read, so the holder's announcement cannot slip in between.
+    const wait = flights.wait(key);
+    await wait.ready;
+    const stored = await freshIn(key);
+    if (stored) {
       wait.cancel();
-      throw new RefreshedElsewhere();
+      return { representation: stored, fromStore: true };
     }
     if (await wait.settled(options.flightWaitMs?.(key) ?? 0)) {
-      const stored = await store.get(key).catch(() => undefined);
-      if (stored && now() < stored.freshUntil) return { representation: stored, fromStore: true };
+      const announced = await freshIn(key);
+      if (announced) return { representation: announced, fromStore: true };
     }
     return { representation: await load() };
+  }
+
+  /** The stored entry for a key if it is fresh; a store that cannot say is a miss. */
+  async function freshIn(key: string): Promise<CacheEntry | undefined> {
+    const stored = await store.get(key).catch(() => undefined);
+    return stored && now() < stored.freshUntil ? stored : undefined;
   }
 
   /** The load for a key: this request's own (`collapsed` false), or one already under way. */
@@ -136,22 +163,25 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     windows: CacheWindows,
     load: () => Promise<Representation>,
     background = false,
+    claim?: FlightClaim,
   ) {
     const running = inflight.get(key);
     if (running) return { loaded: running, collapsed: true };
-    const outcome = fleetLoad(key, load, background);
+    const outcome = fleetLoad(key, load, background, claim);
     const loaded = outcome.then((o) => o.representation);
     inflight.set(key, loaded);
     const write = outcome
       .then(async ({ representation, flight, fromStore }) => {
         if (fromStore) return;
+        const entry = toEntry(representation, windows, now(), 1 + jitter * (2 * random() - 1));
+        if (flight?.release) {
+          // Stored, released and announced in one call, so the waiters' reads find it.
+          await store.set(key, entry, flight.release);
+          return;
+        }
         try {
-          await store.set(
-            key,
-            toEntry(representation, windows, now(), 1 + jitter * (2 * random() - 1)),
-          );
+          await store.set(key, entry);
         } finally {
-          // Announced once stored, so the waiters' reads find it.
           await flight?.done();
         }
       })
@@ -221,7 +251,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
         cacheStatusParams: `hit; ttl=${Math.floor((entry.freshUntil - t) / 1000)}`,
       };
     }
-    const { loaded, collapsed } = loadOnce(key, windows, load);
+    const { loaded, collapsed } = loadOnce(key, windows, load, false, call.known?.claim);
     try {
       return {
         representation: await loaded,

@@ -4,6 +4,34 @@ import { createLogThrottle } from '../logging/log-throttle.js';
 import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
+import { lockKeyOf, waitersKeyOf, type FlightRelease } from './flight-coordinator.js';
+
+/**
+ * The write of a miss: the entry, then the fleet's lock given back (if still ours) and the
+ * key's waiters told (only if one marked it), in one round trip. A write Redis refuses (out of
+ * memory) still releases the lock; the reply says whether the entry was stored.
+ */
+const STORE_AND_RELEASE = `
+local stored = redis.pcall('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+if redis.call('DEL', KEYS[3]) == 1 then redis.call('PUBLISH', ARGV[4], '1') end
+if type(stored) == 'table' and stored.err then return stored.err end
+return 'OK'
+`;
+
+declare module 'ioredis' {
+  interface RedisCommander {
+    bffStoreAndRelease(
+      key: string,
+      lock: string,
+      waiters: string,
+      entry: Buffer,
+      ttlMs: number,
+      token: string,
+      channel: string,
+    ): Promise<string>;
+  }
+}
 
 export interface RedisCacheStoreOptions {
   /** A client built by createRedisClient: fail-fast, no offline queue, key prefix applied. */
@@ -22,6 +50,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
   const { redis, breaker, logger } = options;
   const now = options.now ?? Date.now;
   const throttle = createLogThrottle(logger);
+  redis.defineCommand('bffStoreAndRelease', { numberOfKeys: 3, lua: STORE_AND_RELEASE });
   return {
     backend: 'redis',
     async get(key) {
@@ -40,11 +69,27 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
         logger.warn({ key }, 'corrupt cache entry ignored; treating as a miss');
       return entry;
     },
-    async set(key: string, entry: CacheEntry) {
+    async set(key: string, entry: CacheEntry, release?: FlightRelease) {
       const ttlMs = entry.errorUntil - now();
-      if (ttlMs <= 0) return;
+      // An entry already past its windows is not worth storing; a lock still goes back.
+      if (ttlMs <= 0 && release === undefined) return;
       try {
-        await breaker.run(() => redis.set(key, encodeEntry(entry), 'PX', ttlMs));
+        await breaker.run(async () => {
+          if (release === undefined) {
+            await redis.set(key, encodeEntry(entry), 'PX', ttlMs);
+            return;
+          }
+          const reply = await redis.bffStoreAndRelease(
+            key,
+            lockKeyOf(key),
+            waitersKeyOf(key),
+            encodeEntry(entry),
+            Math.max(1, ttlMs),
+            release.token,
+            release.channel,
+          );
+          if (reply !== 'OK') throw new Error(`redis refused the entry: ${reply}`);
+        });
       } catch (error) {
         if (breaker.state !== 'open')
           throttle.warn('cache-write', { err: error, key }, 'cache write failed; entry dropped');

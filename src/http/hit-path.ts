@@ -1,4 +1,5 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FlightClaim, FlightCoordinator } from '../cache/flight-coordinator.js';
 import type { SharedState } from '../state/shared-state.js';
 import type { Stage } from './edge.js';
 import { countersOf, judge, type RateLimitPolicy } from './rate-limits.js';
@@ -33,6 +34,8 @@ export function createHitPath(options: {
   policies: readonly RateLimitPolicy[];
   /** Told of every hit it answers (the cache metrics). */
   onHit?: (key: string) => void;
+  /** The fleet's single flight: a read that finds nothing takes the key's lock in the same call. */
+  flights: FlightCoordinator;
   now?: () => number;
 }): Stage {
   const now = options.now ?? Date.now;
@@ -49,9 +52,11 @@ export function createHitPath(options: {
 
     const applicable = countersOf(options.policies, req);
     const counters = applicable.map((a) => a.counter);
-    options.state.countAndRead(counters, key, req.log).then(({ counts, entry }) => {
+    const claim = options.flights.claimRequest();
+    options.state.countAndRead(counters, key, req.log, claim).then(({ counts, entry, ...read }) => {
       const verdict = judge(applicable, counts);
-      req.admission = { verdict, read: { key, entry } };
+      req.admission = { verdict, read: { key, entry, ...read } };
+      if (read.claim?.state === 'ours') releaseUnused(key, read.claim, res, options.flights);
       const t = now();
       if (verdict.retryAfterSeconds !== undefined || entry === undefined || t >= entry.freshUntil) {
         next();
@@ -66,6 +71,21 @@ export function createHitPath(options: {
       });
     }, next);
   };
+}
+
+/**
+ * A lock the request claimed but never used (refused by a limit, failed before its load) is
+ * given back when the answer is done, so no other instance waits on a load that never runs.
+ */
+function releaseUnused(
+  key: string,
+  claim: FlightClaim & { state: 'ours' },
+  res: ServerResponse,
+  flights: FlightCoordinator,
+): void {
+  res.once('close', () => {
+    if (!claim.consumed) void flights.adopt(key, claim).done();
+  });
 }
 
 function hasBody(req: IncomingMessage): boolean {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config/load-config.js';
 import type { CacheEntry } from '../cache/cache-entry.js';
+import type { FlightClaim } from '../cache/flight-coordinator.js';
 import { AppError } from '../errors/app-error.js';
 import type { SessionManager } from '../sessions/session-manager.js';
 import type { Count, CounterRequest, SharedState } from '../state/shared-state.js';
@@ -26,7 +27,12 @@ export interface RateLimitVerdict {
 export interface Admission {
   readonly verdict: RateLimitVerdict;
   /** The cache read made in the same round trip. */
-  readonly read?: { readonly key: string; readonly entry: CacheEntry | undefined };
+  readonly read?: {
+    readonly key: string;
+    readonly entry: CacheEntry | undefined;
+    /** The key's fleet lock, claimed by the same call when it found nothing. */
+    readonly claim?: FlightClaim;
+  };
 }
 
 declare module 'http' {

@@ -2,6 +2,12 @@ import type { RedisConnection } from '../redis/redis-client.js';
 import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BodyLayer } from '../cache/body-layer.js';
+import {
+  lockKeyOf,
+  waitersKeyOf,
+  type ClaimRequest,
+  type FlightClaim,
+} from '../cache/flight-coordinator.js';
 import { decodeEntry, type CacheEntry } from '../cache/cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import { createLogThrottle } from '../logging/log-throttle.js';
@@ -10,14 +16,17 @@ import type { Count, CounterRequest, SharedState } from './shared-state.js';
 
 /**
  * Bumps fixed-window counters and reads one cache entry, atomically and in one round trip.
- * KEYS: a (counter, guard) pair per counter, then the entry's key if one is read.
+ * KEYS: a (counter, guard) pair per counter, then the entry's key if one is read, then (when
+ * the read may claim the fleet's lock on a miss) the entry's lock and waiters' mark.
  * ARGV: the number of counters n, each counter's window in ms, each counter's mode ('c' count,
- * 'g' count only while its guard key exists), then the digest of
- * the body the caller already holds ('' for none).
+ * 'g' count only while its guard key exists), then the digest of the body the caller already
+ * holds ('' for none), then the claim's token and lock lifetime ('' and 0 for no claim).
  * Reply: count and remaining ms per counter (-1 when its guard was missing, -2 when Redis
- * refused the write, e.g. out of memory), then the entry, and 1 when only its header line was
- * sent because its body still has the caller's digest (else 0). The header is read with
- * GETRANGE first, so a confirmed body is never copied. Counting failures never cost the read.
+ * refused the write, e.g. out of memory), then the entry, 1 when only its header line was
+ * sent because its body still has the caller's digest (else 0), and what became of the claim:
+ * 0 none asked or an entry was found, 1 the lock is now the caller's, 2 another holds it (and
+ * the key is marked as waited for). The header is read with GETRANGE first, so a confirmed body
+ * is never copied. Counting failures never cost the read.
  */
 const COUNT_AND_READ = `
 local n = tonumber(ARGV[1])
@@ -57,8 +66,20 @@ if #KEYS > 2 * n then
       return out
     end
   end
-  out[2 * n + 1] = redis.call('GET', entry)
+  local value = redis.call('GET', entry)
+  out[2 * n + 1] = value
   out[2 * n + 2] = 0
+  out[2 * n + 3] = 0
+  local token = ARGV[3 + 2 * n]
+  if not value and token ~= '' then
+    local lockMs = ARGV[4 + 2 * n]
+    if redis.call('SET', KEYS[2 * n + 2], token, 'PX', lockMs, 'NX') then
+      out[2 * n + 3] = 1
+    else
+      redis.call('SET', KEYS[2 * n + 3], '1', 'PX', lockMs)
+      out[2 * n + 3] = 2
+    end
+  end
 end
 return out
 `;
@@ -95,6 +116,17 @@ export interface RedisSharedStateOptions {
   logger: Logger;
 }
 
+/** The claim's outcome as the script reported it (nothing when none was asked or it found an entry). */
+function claimOf(
+  state: number | Buffer | null | undefined,
+  claim: ClaimRequest | undefined,
+): { claim?: FlightClaim } {
+  if (claim === undefined) return {};
+  if (state === 1) return { claim: { state: 'ours', token: claim.token } };
+  if (state === 2) return { claim: { state: 'busy' } };
+  return {};
+}
+
 export function createRedisSharedState(options: RedisSharedStateOptions): SharedState {
   const { redis, breaker, fallback, bodies, logger } = options;
   redis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
@@ -114,6 +146,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
     modes: readonly string[],
     n: number,
     digest: string,
+    claim: ClaimRequest | undefined,
   ): Promise<Reply> {
     const calls: Promise<Reply>[] = [];
     for (let i = 0; i < n; i += 1) {
@@ -129,7 +162,20 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
         ),
       );
     }
-    if (keys.length > 2 * n) calls.push(redis.bffCountAndReadBuffer(1, keys[2 * n]!, 0, digest));
+    if (keys.length > 2 * n) {
+      // The entry, its lock and its waiters' mark share a slot (the cache key's hash tag).
+      const entryKeys = keys.slice(2 * n);
+      calls.push(
+        redis.bffCountAndReadBuffer(
+          entryKeys.length,
+          ...entryKeys,
+          0,
+          digest,
+          claim?.token ?? '',
+          claim?.lockMs ?? 0,
+        ),
+      );
+    }
     return (await Promise.all(calls)).flat();
   }
 
@@ -138,7 +184,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
     c.guard === undefined ? fallback.count(c) : undefined;
 
   return {
-    async countAndRead(counters, read, log) {
+    async countAndRead(counters, read, log, claim) {
       const keys: string[] = [];
       const windows: number[] = [];
       const modes: string[] = [];
@@ -148,12 +194,22 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
         modes.push(MODE(c));
       }
       const known = read === undefined ? undefined : bodies.get(read);
-      if (read !== undefined) keys.push(read);
+      if (read !== undefined) {
+        keys.push(read);
+        if (claim !== undefined) keys.push(lockKeyOf(read), waitersKeyOf(read));
+      }
       let reply: Reply;
       try {
         reply = await breaker.run(() =>
           cluster
-            ? countAndReadBySlot(keys, windows, modes, counters.length, known?.digest ?? '')
+            ? countAndReadBySlot(
+                keys,
+                windows,
+                modes,
+                counters.length,
+                known?.digest ?? '',
+                claim,
+              )
             : redis.bffCountAndReadBuffer(
                 keys.length,
                 ...keys,
@@ -161,6 +217,8 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
                 ...windows,
                 ...modes,
                 known?.digest ?? '',
+                claim?.token ?? '',
+                claim?.lockMs ?? 0,
               ),
         );
       } catch (error) {
@@ -192,7 +250,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
           bodies.set(read, entry);
         }
       }
-      return { counts, entry };
+      return { counts, entry, ...claimOf(reply[2 * counters.length + 2], claim) };
     },
     async uncount(counters, log) {
       try {

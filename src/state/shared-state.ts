@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/cache-entry.js';
+import type { ClaimRequest, FlightClaim } from '../cache/flight-coordinator.js';
 
 /** One fixed-window counter to bump. */
 export interface CounterRequest {
@@ -23,6 +24,8 @@ export interface CountAndRead {
   counts: (Count | undefined)[];
   /** The cache entry asked for; undefined when absent, corrupt or unreadable (a miss). */
   entry: CacheEntry | undefined;
+  /** What became of the fleet lock the read was asked to claim, when it found no entry. */
+  claim?: FlightClaim;
 }
 
 /**
@@ -37,6 +40,8 @@ export interface SharedState {
     counters: readonly CounterRequest[],
     read?: string,
     log?: Logger,
+    /** Take the fleet's lock on `read` in the same call if no entry is found (a miss). */
+    claim?: ClaimRequest,
   ): Promise<CountAndRead>;
   /**
    * Takes one back from each counter, never below zero (an attempt that turned out not to

@@ -201,7 +201,7 @@ export async function searchKeys(redisUrl: string, prefix: string): Promise<stri
     const found: string[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}search:v2:*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}search:v3:*`, 'COUNT', 500);
       cursor = next;
       found.push(...keys);
     } while (cursor !== '0');

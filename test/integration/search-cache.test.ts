@@ -108,7 +108,7 @@ describe('search cache in Redis', () => {
     const keys = await keysUnder(gw.inspector!, `${gw.prefix}search:`);
     expect(keys).toHaveLength(1);
     expect(keys[0]).toMatch(
-      new RegExp(`^${gw.prefix}search:v2:json:relevance:upstream:[\\w-]{43}$`),
+      new RegExp(`^${gw.prefix}search:v3:json:relevance:upstream:\\{[\\w-]{43}\\}$`),
     );
     const ttl = await gw.inspector!.pttl(keys[0]!);
     expect(ttl).toBeGreaterThan(0);

@@ -31,7 +31,7 @@ export interface ChatService {
 }
 
 /** Bump when the cached representation changes shape, so old entries are never served. */
-const KEY_VERSION = 'v2';
+const KEY_VERSION = 'v3';
 
 /** Display order (document 3): `order` ascending, ties and pre-FL-414 servers by id. */
 export function sortChannelFolders(folders: readonly ChannelFolder[]): ChannelFolder[] {
@@ -54,7 +54,7 @@ export function createChatService(options: ChatServiceOptions): ChatService {
   const { client, loader } = options;
   const realmKey = createHash('sha256').update(options.realm).digest('base64url').slice(0, 16);
   const channelFoldersKey = (includeArchived: boolean) =>
-    `channel-folders:${KEY_VERSION}:${realmKey}:archived=${includeArchived}`;
+    `channel-folders:${KEY_VERSION}:{${realmKey}}:archived=${includeArchived}`;
   const foldersRepresentation = (folders: readonly ChannelFolder[]) =>
     toRepresentation(
       { channel_folders: sortChannelFolders(folders) },

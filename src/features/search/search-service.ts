@@ -45,7 +45,7 @@ export interface SearchService {
 }
 
 /** Bump when the cached representation changes shape, so old entries are never served. */
-const KEY_VERSION = 'v2';
+const KEY_VERSION = 'v3';
 
 const CONTENT_TYPE = {
   json: 'application/json; charset=utf-8',
@@ -111,7 +111,8 @@ export function createSearchService(options: SearchServiceOptions): SearchServic
       const k = Number(new URLSearchParams(query).get('k'));
       const maxItems = Number.isInteger(k) && k > 0 ? Math.min(k, options.maxK) : options.maxK;
       return {
-        key: `search:${KEY_VERSION}:${format}:${sort}:${linksKey}:${digest}`,
+        // The hash tag keeps the entry, its fleet lock and waiters' mark in one cluster slot.
+        key: `search:${KEY_VERSION}:${format}:${sort}:${linksKey}:{${digest}}`,
         query,
         sort,
         format,
