@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
@@ -15,7 +16,7 @@ import { negotiateFormat } from './search-format.js';
 import { createSearchQuerySchema } from './search-query.js';
 import { createSearchRedirect } from './search-redirect.js';
 import { createSearchRouter } from './search-router.js';
-import { createSearchService } from './search-service.js';
+import { createSearchService, type ResolvedSearch } from './search-service.js';
 
 export const SEARCH_ROUTE = '/api/search';
 
@@ -56,10 +57,14 @@ export function createSearchFeature(options: {
     gatewayLinks,
   });
   const querySchema = createSearchQuerySchema(search.maxK);
+  // What the hit path resolved for a request it passed on (a miss): the router reuses it, so a
+  // miss parses, validates and hashes its query once (issue 18).
+  const resolvedByHitPath = new WeakMap<IncomingMessage, ResolvedSearch>();
   return {
     router: createSearchRouter({
       service,
       querySchema,
+      resolved: (req) => resolvedByHitPath.get(req),
       redirect: createSearchRedirect({
         upstream: options.redirectUpstream,
         deadlineMs: search.redirectTimeoutMs,
@@ -76,7 +81,9 @@ export function createSearchFeature(options: {
         const request = parseWith(querySchema, parseQuery(query), () => undefined);
         if (format === undefined || request === undefined) return undefined;
         try {
-          return service.resolve(request, format).key;
+          const resolved = service.resolve(request, format);
+          resolvedByHitPath.set(req, resolved);
+          return resolved.key;
         } catch {
           return undefined; // a forged cursor: the router answers 400
         }

@@ -5,17 +5,32 @@ import { methodNotAllowed } from '../../http/error-handler.js';
 import { sendRepresentation } from '../../http/send-representation.js';
 import { negotiateFormat } from './search-format.js';
 import type { createSearchQuerySchema } from './search-query.js';
-import type { SearchService } from './search-service.js';
+import type { ResolvedSearch, SearchService } from './search-service.js';
 
 export interface SearchRouterOptions {
   service: SearchService;
   querySchema: ReturnType<typeof createSearchQuerySchema>;
+  /** The search the hit path already resolved for this request, if it read the request. */
+  resolved(req: Request): ResolvedSearch | undefined;
   /** The click-tracking redirect proxy for `/url`. */
   redirect(req: Request, res: Response): Promise<void>;
 }
 
 export function createSearchRouter(options: SearchRouterOptions): Router {
   const router = Router();
+
+  /** Negotiates, validates and names the search: what the hit path does for the requests it reads. */
+  function resolve(req: Request): ResolvedSearch {
+    const format = negotiateFormat(req);
+    if (format === undefined) {
+      throw new AppError(
+        'NOT_ACCEPTABLE',
+        'Search results are available as application/json or application/ld+json.',
+      );
+    }
+    const request = parseInput(options.querySchema, req.query, 'query');
+    return options.service.resolve(request, format);
+  }
 
   router
     .route('/url')
@@ -25,15 +40,7 @@ export function createSearchRouter(options: SearchRouterOptions): Router {
   router
     .route('/')
     .get(async (req, res) => {
-      const format = negotiateFormat(req);
-      if (format === undefined) {
-        throw new AppError(
-          'NOT_ACCEPTABLE',
-          'Search results are available as application/json or application/ld+json.',
-        );
-      }
-      const request = parseInput(options.querySchema, req.query, 'query');
-      const search = options.service.resolve(request, format);
+      const search = options.resolved(req) ?? resolve(req);
       // The hit path read this entry already when it admitted the request.
       const read = req.admission?.read;
       const result = await options.service.search(search, {
