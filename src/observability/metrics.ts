@@ -1,9 +1,9 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isAppError } from '../errors/app-error.js';
 import { statusOf } from '../errors/to-problem.js';
 import { CHAT_EVENTS_STATES, type ChatEventsStatus } from '../features/chat/chat-events.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
-import { RequestHistogram } from './request-histogram.js';
+import { PlainHistogram } from './plain-histogram.js';
 
 export type CacheResult = 'hit' | 'miss' | 'stale';
 export type CacheResource = 'search' | 'channel_folders';
@@ -70,17 +70,24 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     };
   }
   collectDefaultMetrics({ register: registry });
-  const requests = new RequestHistogram(
-    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  const requests = new PlainHistogram(
+    {
+      name: 'http_server_request_duration_seconds',
+      help: 'Duration of HTTP requests the gateway answered, by route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    },
     registry,
   );
-  const upstreams = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds',
-    help: 'Duration of calls to an upstream service, by operation and outcome.',
-    labelNames: ['upstream', 'operation', 'outcome'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const upstreams = new PlainHistogram(
+    {
+      name: 'gateway_upstream_request_duration_seconds',
+      help: 'Duration of calls to an upstream service, by operation and outcome.',
+      labelNames: ['upstream', 'operation', 'outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    },
+    registry,
+  );
   // Counted in plain numbers on the hit path, handed to prom-client at each scrape: its inc()
   // validates and hashes the labels every time.
   const cacheCounts: Record<CacheResource, Record<CacheResult, number>> = {
@@ -158,10 +165,10 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     contentType: registry.contentType,
     observeRequest(method, route, status, seconds) {
       const label = METHODS.has(method) ? method : 'other';
-      requests.observe(label, route, String(status), seconds);
+      requests.observe([label, route, String(status)], seconds);
     },
     observeUpstream: (upstream, operation, outcome, seconds) =>
-      upstreams.observe({ upstream, operation, outcome }, seconds),
+      upstreams.observe([upstream, operation, outcome], seconds),
     countCache(resource, result) {
       cacheCounts[resource][result] += 1;
     },
