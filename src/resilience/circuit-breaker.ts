@@ -40,6 +40,11 @@ export function createBreaker(options: BreakerOptions): Breaker {
     rollingCountTimeout: thresholds.windowSeconds * 1000,
     resetTimeout: thresholds.openSeconds * 1000,
     errorFilter: (error: unknown) => !options.isFailure(error),
+    // Nothing reads latency percentiles or snapshots, and each costs work on every call and
+    // every half second per breaker: a sort of every latency in the window, exactly when a
+    // starved process can least afford it (shared/measurements/miss-path.md).
+    rollingPercentilesEnabled: false,
+    enableSnapshots: false,
   });
   let openedAt = 0;
   breaker.on('open', () => {
