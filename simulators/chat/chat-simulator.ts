@@ -20,6 +20,8 @@ export interface ChatSimulatorOptions {
   heartbeatMs?: number;
   /** The default idle timeout of an event queue (Zulip: 10 minutes). */
   eventQueueIdleMs?: number;
+  /** The clock event queues idle by; tests move it instead of waiting (default Date.now). */
+  now?: () => number;
 }
 
 /** A simulated Zulip server: the shared SimServer plus the realm and helpers for tests. */
@@ -69,6 +71,7 @@ export function createChatSimulator(options: ChatSimulatorOptions = {}): ChatSim
   const events = createEventQueues(realm, {
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.eventQueueIdleMs === undefined ? {} : { idleTimeoutMs: options.eventQueueIdleMs }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
   const control = createChatControl(realm, events, () => Date.now());
   const sim = createSimServer(

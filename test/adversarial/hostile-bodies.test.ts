@@ -2,7 +2,8 @@ import { deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { APP_ORIGIN } from '../helpers/test-gateway.js';
-import { expectProblem, sendWire, useUpstreams, wireRequest } from './hostile-helpers.js';
+import { sendWire, wireRequest } from '../helpers/raw-socket.js';
+import { expectProblem, useUpstreams } from './hostile-helpers.js';
 
 /*
  * Oversize, compressed, wrongly typed, wrongly labelled and corrupt request bodies, sent as raw

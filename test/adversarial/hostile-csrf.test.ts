@@ -98,6 +98,16 @@ async function gatewayFor(route: UnsafeRoute) {
   return route.mode === 'service' ? upstreams.serviceGateway() : upstreams.sessionGateway();
 }
 
+/**
+ * A refused forgery leaves nothing behind (no cache, limit, session or upstream call: each
+ * test checks the last), so the forgeries share one gateway per mode for the file.
+ */
+function sharedGatewayFor(route: UnsafeRoute) {
+  return upstreams.fileGateway({
+    env: route.mode === 'service' ? upstreams.serviceEnv() : upstreams.sessionEnv,
+  });
+}
+
 function send(
   app: Parameters<typeof request>[0],
   route: UnsafeRoute,
@@ -113,7 +123,7 @@ describe('cross-site request forgery', () => {
   it.each(CASES)(
     'when %s comes with %s, then it is 403 CSRF_REJECTED before anything runs',
     async (_route, _forgery, headers, spec) => {
-      const gw = await gatewayFor(spec);
+      const gw = await sharedGatewayFor(spec);
       const res = await send(gw.app, spec, headers);
       expectProblem(res, 403, 'CSRF_REJECTED');
       expect(res.headers['set-cookie']).toBeUndefined();

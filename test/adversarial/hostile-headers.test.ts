@@ -1,15 +1,8 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { sendWire, wireRequest, type WireResponse } from '../helpers/raw-socket.js';
 import { APP_ORIGIN } from '../helpers/test-gateway.js';
-import {
-  expectProblem,
-  headerOf,
-  sendWire,
-  useUpstreams,
-  wireRequest,
-  withRequestHeaders,
-  type WireResponse,
-} from './hostile-helpers.js';
+import { expectProblem, headerOf, useUpstreams, withRequestHeaders } from './hostile-helpers.js';
 
 /*
  * Hostile request headers: request ids and reflected headers carrying CR/LF, junk or megabytes,
@@ -200,10 +193,11 @@ describe('reflected headers: Origin and Accept', () => {
   ])(
     'when Accept is %s, then it is 406 as problem+json with no upstream call',
     async (_name, accept) => {
-      const gw = await upstreams.serviceGateway();
-      const started = performance.now();
+      // A refusal leaves nothing behind: one gateway for these cases. No time bound: a parser
+      // that backtracks on the 1000 ranges fails by the test's timeout, and a loaded machine
+      // is slow by design.
+      const gw = await upstreams.fileGateway({ env: upstreams.serviceEnv() });
       const res = await request(gw.app).get('/api/search?q=lamp&k=1').set('Accept', accept);
-      expect(performance.now() - started).toBeLessThan(1000);
       expectProblem(res, 406, 'NOT_ACCEPTABLE');
       expect(upstreams.calls()).toEqual([]);
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rawRequest } from '../helpers/raw-request.js';
+import { rawRequest } from '../helpers/raw-socket.js';
 import { BROWSER_HEADERS } from '../helpers/test-gateway.js';
 import { errorPaths, expectProblem, useUpstreams } from './hostile-helpers.js';
 
@@ -23,8 +23,14 @@ const ROUTES: Record<Param, { method: string; path: (value: string) => string; b
   emoji_name: { method: 'DELETE', path: (v) => `/api/chat/emoji/${v}` },
 };
 
-async function send(method: string, path: string, body?: string) {
-  const gw = await upstreams.serviceGateway();
+/**
+ * One request on a fresh gateway, or (`shared`) on the file's gateway: a request refused
+ * before any upstream call leaves nothing behind but a count far below the rate limit.
+ */
+async function send(method: string, path: string, body?: string, shared = false) {
+  const gw = shared
+    ? await upstreams.fileGateway({ env: upstreams.serviceEnv() })
+    : await upstreams.serviceGateway();
   return rawRequest(gw.app, {
     method,
     path,
@@ -36,10 +42,12 @@ async function send(method: string, path: string, body?: string) {
   });
 }
 
-const sendTo = (param: Param, value: string) => {
+const sendTo = (param: Param, value: string, shared = false) => {
   const route = ROUTES[param];
-  return send(route.method, route.path(value), route.body);
+  return send(route.method, route.path(value), route.body, shared);
 };
+/** For values the gateway must refuse before any upstream call. */
+const sendRefused = (param: Param, value: string) => sendTo(param, value, true);
 
 describe('path traversal and encoded separators', () => {
   it.each<[Param, string, string]>([
@@ -81,7 +89,7 @@ describe('path traversal and encoded separators', () => {
   ])(
     'when %s has %s (%s), then it is 400 VALIDATION_FAILED naming it, with no upstream call',
     async (param, _name, value) => {
-      const res = await sendTo(param, value);
+      const res = await sendRefused(param, value);
       const body = expectProblem(res, 400, 'VALIDATION_FAILED');
       expect(errorPaths(body)).toContain(`path.${param}`);
       expect(upstreams.calls()).toEqual([]);
@@ -106,7 +114,7 @@ describe('path traversal and encoded separators', () => {
   ])(
     'when %s has %s (%s), then it is a 400 envelope, never a 500, with no upstream call',
     async (param, _name, value) => {
-      const res = await sendTo(param, value);
+      const res = await sendRefused(param, value);
       // The contract leaves the code open for a path that cannot even be decoded; never INTERNAL.
       expectProblem(res, 400, ['VALIDATION_FAILED', 'BAD_REQUEST']);
       expect(upstreams.calls()).toEqual([]);
@@ -183,7 +191,12 @@ describe('path traversal and encoded separators', () => {
   ])(
     'when %s %s has literal extra segments, then no route matches: 404 with no upstream call',
     async (method, path) => {
-      const res = await send(method, path, method === 'POST' ? '{"status_text":"x"}' : undefined);
+      const res = await send(
+        method,
+        path,
+        method === 'POST' ? '{"status_text":"x"}' : undefined,
+        true,
+      );
       expectProblem(res, 404, 'NOT_FOUND');
       expect(upstreams.calls()).toEqual([]);
     },
@@ -218,7 +231,7 @@ describe('ambiguous integers for user_id', () => {
     ['a BigInt literal', '4n'],
     ['a numeric separator', '1_0'],
   ])('when user_id is %s (%s), then it is 400 with no upstream call', async (_name, id) => {
-    const res = await sendTo('user_id', id);
+    const res = await sendRefused('user_id', id);
     const body = expectProblem(res, 400, 'VALIDATION_FAILED');
     expect(body.errors).toEqual([
       { path: 'path.user_id', message: 'user_id must be a positive whole number' },
@@ -227,7 +240,7 @@ describe('ambiguous integers for user_id', () => {
   });
 
   it('when user_id is empty, then no route matches: 404 with no upstream call', async () => {
-    const res = await sendTo('user_id', '');
+    const res = await sendRefused('user_id', '');
     expectProblem(res, 404, 'NOT_FOUND');
     expect(upstreams.calls()).toEqual([]);
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { startGatewayProcess, useChaosEnvironment, type GatewayProcess } from './harness.js';
 
 /*
@@ -32,19 +33,13 @@ describe('the chat events lease', () => {
       const [holder, other] = (await eventsState(one)) === 'polling' ? [one, two] : [two, one];
       expect(await eventsState(other)).toBe('standby');
 
-      const killedAt = Date.now();
       holder.signal('SIGKILL');
       await holder.exit;
-      await new Promise<void>((resolve, reject) => {
-        const check = setInterval(() => {
-          if (registrations() === 2) {
-            clearInterval(check);
-            resolve();
-          } else if (Date.now() - killedAt > 25_000) {
-            clearInterval(check);
-            reject(new Error('no instance took the queue over'));
-          }
-        }, 100);
+      // Each request the chat server receives is a moment to look again.
+      await eventually(() => registrations() === 2, {
+        what: 'another instance to take the queue over',
+        on: [[env().chat.server, 'request']],
+        timeoutMs: 25_000,
       });
       expect(await eventsState(other)).toMatch(/registering|polling/);
     } finally {

@@ -177,18 +177,25 @@ describe('a stop with keep-alive clients', () => {
       const gateway = await startGatewayProcess({
         upstreams: chaos.endpoints,
         redisUrl: chaos.redis.url,
-        env: { SHUTDOWN_DRAIN_DELAY_MS: '200', SHUTDOWN_TIMEOUT_MS: '10000' },
+        env: {
+          SHUTDOWN_DRAIN_DELAY_MS: '200',
+          SHUTDOWN_TIMEOUT_MS: '10000',
+          // The socket's own bounds are far past SHUTDOWN_TIMEOUT_MS: only the stop can close it.
+          HEADERS_TIMEOUT_MS: '60000',
+          REQUEST_TIMEOUT_MS: '60000',
+          CLIENT_IDLE_TIMEOUT_MS: '60000',
+        },
       });
       const idle = await openSocket(gateway.url);
       idle.on('error', () => undefined);
       // Closed by the gateway (a FIN or a reset: either way the client learns at once).
       const closedByServer = new Promise((resolve) => idle.once('close', resolve));
-      const signalled = Date.now();
       gateway.signal('SIGTERM');
       const exit = await gateway.exit;
       await closedByServer;
+      // Exit 0 is the stop's verdict that it finished before SHUTDOWN_TIMEOUT_MS cut anything
+      // (a forced stop exits 1): the idle socket was closed by the stop, not waited out.
       expect(exit.code, `${JSON.stringify(exit)} ${logTail(gateway.output())}`).toBe(0);
-      expect(exit.at - signalled).toBeLessThan(3000);
     },
     SCENARIO_TIMEOUT_MS,
   );

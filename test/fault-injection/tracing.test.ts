@@ -1,7 +1,8 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { startGatewayProcess, useChaosEnvironment, type GatewayProcess } from './harness.js';
 
 /*
@@ -20,7 +21,7 @@ interface Export {
 /** An OTLP/HTTP receiver: records every export and answers as a collector does. */
 async function startReceiver() {
   const exports: Export[] = [];
-  const waiters = new Set<() => void>();
+  const exported = new EventEmitter();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -30,7 +31,7 @@ async function startReceiver() {
           contentType: req.headers['content-type'] ?? '',
           body: Buffer.concat(chunks),
         });
-        for (const wake of waiters) wake();
+        exported.emit('export');
       }
       res.writeHead(200, { 'content-type': req.headers['content-type'] ?? 'application/json' });
       res.end(req.headers['content-type']?.includes('json') ? '{}' : '');
@@ -43,19 +44,10 @@ async function startReceiver() {
     exports,
     /** Resolves once `done` holds for what has arrived, re-checked on each export. */
     until(done: () => boolean, ms = 15_000) {
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!done()) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`the receiver got ${exports.length} exports, not the spans expected`));
-        }, ms);
-        waiters.add(check);
-        check();
+      return eventually(done, {
+        what: 'the spans expected among the exports received',
+        on: [[exported, 'export']],
+        timeoutMs: ms,
       });
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

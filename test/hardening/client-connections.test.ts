@@ -4,15 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { APP_ORIGIN } from '../helpers/test-gateway.js';
 import { useUpstreams } from '../helpers/upstreams.js';
 import {
-  asResponse,
   drip,
-  expectProblem,
   nextAccepted,
   openClient,
   parseResponse,
   whenClosed,
   type RawClient,
-} from './raw-client.js';
+} from '../helpers/raw-socket.js';
+import { asResponse, expectProblem } from './expect-problem.js';
 
 /*
  * What one client may hold of the gateway (issue 10, contract sections 1, 3 and 6): its

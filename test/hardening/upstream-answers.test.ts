@@ -4,6 +4,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createSearchSimulator } from '../../simulators/search/search-simulator.js';
 import type { Fault } from '../../simulators/sim-faults.js';
+import { eventually } from '../helpers/eventually.js';
 import { CURSOR_SECRET, SEARCH_TOKEN } from '../helpers/test-gateway.js';
 import type { TestGateway } from '../helpers/test-gateway.js';
 import { keysUnder } from '../helpers/test-redis.js';
@@ -512,23 +513,11 @@ function watchDribbleTimers() {
   return {
     started,
     /** Resolves once every dribble timer started so far is cleared; rejects after 5 s. */
-    allCleared(): Promise<void> {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          if (!started().every((handle) => cleared.has(handle))) return;
-          done();
-          resolve();
-        };
-        const deadline = setTimeout(() => {
-          done();
-          reject(new Error('a dribble timer was still running 5 s after its socket closed'));
-        }, 5000);
-        const done = () => {
-          clearTimeout(deadline);
-          events.off('cleared', check);
-        };
-        events.on('cleared', check);
-        check();
+    async allCleared(): Promise<void> {
+      await eventually(() => started().every((handle) => cleared.has(handle)), {
+        what: 'every dribble timer to be cleared once its socket closed',
+        on: [[events, 'cleared']],
+        timeoutMs: 5000,
       });
     },
     restore() {

@@ -3,14 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATEWAY_NODE_OPTIONS } from '../../config/runtime.js';
-import {
-  exitOf,
-  freePort,
-  repoRoot,
-  tail,
-  waitForChild,
-  type ExitStatus,
-} from './chaos-processes.js';
+import { exitOf, repoRoot, tail, waitForChild, type ExitStatus } from './chaos-processes.js';
 
 /*
  * The production build of the gateway (`node dist/src/main.js`), started with an environment as
@@ -52,30 +45,19 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts `node dist/src/main.js` (run `npm run build` first) and waits for `/healthz`. Short
+ * Starts `node dist/src/main.js` (run `npm run build` first) on port 0 and waits for the
+ * 'listening' notice it sends over IPC, which carries the URL it really listens on. Short
  * deadlines and small breakers so faults act within seconds; the client limit is out of the way.
  */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   const entry = join(repoRoot(), 'dist', 'src', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` first`);
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await launch(entry, options);
-    } catch (error) {
-      // The free port can be taken between our probe and the gateway's listen: try another.
-      if (attempt < 3 && String(error).includes('EADDRINUSE')) continue;
-      throw error;
-    }
-  }
-}
-
-async function launch(entry: string, options: GatewayProcessOptions): Promise<GatewayProcess> {
-  const port = await freePort();
   const prefix = `chaos:${randomUUID()}:`;
   const { upstreams } = options;
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '',
-    PORT: String(port),
+    // The OS picks the port; main reports the URL (no probe-then-listen race for it).
+    PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     SEARCH_BASE_URL: upstreams.searchOrigin,
@@ -115,13 +97,20 @@ async function launch(entry: string, options: GatewayProcessOptions): Promise<Ga
   const output = tail(child);
   let exitStatus: ExitStatus | undefined;
   const exit = exitOf(child).then((status) => (exitStatus = status));
-  const url = `http://127.0.0.1:${port}`;
+  let url: string | undefined;
 
   try {
     await waitForChild(
       child,
       'the gateway',
-      { message: (m) => (m as { event?: unknown } | null)?.event === 'listening' },
+      {
+        message: (m) => {
+          const notice = m as { event?: unknown; url?: unknown } | null;
+          if (notice?.event !== 'listening' || typeof notice.url !== 'string') return false;
+          url = notice.url;
+          return true;
+        },
+      },
       15_000,
       output,
     );
@@ -129,6 +118,7 @@ async function launch(entry: string, options: GatewayProcessOptions): Promise<Ga
     if (!exitStatus) child.kill('SIGKILL');
     throw error;
   }
+  if (url === undefined) throw new Error('the gateway reported no URL');
 
   return {
     url,

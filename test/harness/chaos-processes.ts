@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
  * (chaos-gateway-process.ts). Loopback only; every wait is bounded.
  */
 
-/** A port nobody listens on right now (the OS picks it; it is closed again at once). */
+/**
+ * A port nobody listens on right now (the OS picks it; it is closed again at once), for what
+ * cannot listen on port 0 and say where it went: redis-server (port 0 means no TCP at all) and
+ * the gateway's OPS_PORT, which main does not report. The gateway itself starts on port 0.
+ */
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve, reject) => {

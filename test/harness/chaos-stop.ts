@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent } from 'undici';
+import { eventually } from '../helpers/eventually.js';
 import { summarize, type LoadSummary } from './chaos-contract.js';
 import { coldPath, searchJudge, type ChaosEnvironment } from './chaos-environment.js';
 import { readinessSample, send, type Answer, type ReadinessSample } from './chaos-load.js';
@@ -36,6 +37,11 @@ export interface StopResult {
   readiness: ReadinessSample[];
   /** Search calls the simulator had received when the signal was sent. */
   inFlightAtSignal: number;
+  /**
+   * Requests whose outcome (an answer or a cut) this process had seen before it saw the
+   * gateway exit: the order of the two, not the time between them.
+   */
+  settledBeforeExit: number;
   upstreamCalls: number;
   /** Undefined when it did not exit within SHUTDOWN_TIMEOUT_MS + exitGraceMs (then SIGKILLed). */
   exit: ExitStatus | undefined;
@@ -64,14 +70,24 @@ export async function stopWithRequestsInFlight(
   try {
     env.search.faults.add({ fault: options.upstream, pathPrefix: '/v1/search' });
     const judge = searchJudge(env, {});
+    let exited = false;
+    void gateway.exit.then(() => (exited = true));
+    let settledBeforeExit = 0;
     const pending = Array.from({ length: options.inFlight }, (_, i) =>
       send(agent, gateway.url, coldPath(i), {
         timeoutMs: options.searchTimeoutMs + options.shutdownTimeoutMs + 5000,
         judge,
+      }).then((answer) => {
+        if (!exited) settledBeforeExit += 1;
+        return answer;
       }),
     );
-    const arrived = Date.now() + 5000;
-    while (env.searchCalls() < options.inFlight && Date.now() < arrived) await sleep(10);
+    // Every request reached the upstream (each arrival is an event); the count is reported.
+    await eventually(() => env.searchCalls() >= options.inFlight, {
+      what: `${options.inFlight} search calls in flight`,
+      on: [[env.search.server, 'request']],
+      timeoutMs: 5000,
+    }).catch(() => undefined);
     const inFlightAtSignal = env.searchCalls();
 
     const signalledAt = performance.now();
@@ -98,6 +114,7 @@ export async function stopWithRequestsInFlight(
       summary: summarize(answers),
       readiness,
       inFlightAtSignal,
+      settledBeforeExit,
       upstreamCalls: env.searchCalls(),
       exit,
       msToExit,
@@ -123,15 +140,15 @@ export function gracefulStop(env: ChaosEnvironment, inFlight: number) {
 }
 
 /**
- * Requests hang past SHUTDOWN_TIMEOUT_MS (the upstream deadline is longer still): connections
- * are cut at the deadline and the exit code is 1. We wait for the exit up to past the upstream
- * deadline, so both when and how it exits are observed.
+ * Requests hang past SHUTDOWN_TIMEOUT_MS: connections are cut at the deadline and the exit code
+ * is 1. The upstream deadline is a minute, far past the point where we stop waiting for the
+ * exit (and SIGKILL): a process that exits by itself cannot have waited for its upstream calls.
  */
 export function forcedStop(env: ChaosEnvironment, inFlight: number) {
   return stopWithRequestsInFlight(env, 'SIGTERM, requests hang past the deadline', {
     inFlight,
     upstream: { kind: 'hang' },
-    searchTimeoutMs: 4000,
+    searchTimeoutMs: 60_000,
     drainDelayMs: 200,
     shutdownTimeoutMs: 1000,
     exitGraceMs: 5000,

@@ -1,9 +1,10 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { eventually } from '../helpers/eventually.js';
 import { exitOf, freePort, tail, waitForChild, type ExitStatus } from './chaos-processes.js';
 
 /*
@@ -20,7 +21,13 @@ export interface RedisNode {
   kill(): Promise<void>;
 }
 
-function startNode(args: string[], ready: RegExp): Promise<RedisNode & { stop(): Promise<void> }> {
+interface StartedNode extends RedisNode {
+  /** What it logs (Redis writes its log to stdout when no logfile is set). */
+  readonly log: EventEmitter;
+  stop(): Promise<void>;
+}
+
+function startNode(args: string[], ready: RegExp): Promise<StartedNode> {
   return (async () => {
     const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const output = tail(child);
@@ -41,6 +48,7 @@ function startNode(args: string[], ready: RegExp): Promise<RedisNode & { stop():
       get running() {
         return !exited;
       },
+      log: child.stdout!,
       kill,
       stop: kill,
     };
@@ -68,14 +76,11 @@ export async function redisCli(port: number, ...args: string[]): Promise<string>
   return stdout;
 }
 
-async function until(what: string, check: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+/** A check made with redis-cli: a reply that fails means "not yet". */
+const cliCheck = (check: () => Promise<boolean>) => () => check().catch(() => false);
+
+/** Each check starts redis-cli processes: one round every 100 ms at most, not a busy loop. */
+const REDIS_CLI_INTERVAL_MS = 100;
 
 export interface RedisCluster {
   /** `host:port,…` of every node: what REDIS_CLUSTER_NODES gets. */
@@ -144,23 +149,30 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       '1',
       '--cluster-yes',
     ]);
-    await until(
-      'the cluster to be ok on every node',
-      async () =>
+    await eventually(
+      cliCheck(async () =>
         (await Promise.all(ports.map((port) => redisCli(port, 'cluster', 'info')))).every((info) =>
           info.includes('cluster_state:ok'),
         ),
-      20_000,
+      ),
+      {
+        what: 'the cluster to be ok on every node',
+        timeoutMs: 20_000,
+        intervalMs: REDIS_CLI_INTERVAL_MS,
+      },
     );
     // A replica that has not finished its first sync cannot take over its master.
-    await until(
-      'every replica to be in sync',
-      async () => {
+    await eventually(
+      cliCheck(async () => {
         const infos = await Promise.all(ports.map((port) => redisCli(port, 'info', 'replication')));
         const replicas = infos.filter((info) => info.includes('role:slave'));
         return replicas.length === 3 && replicas.every((i) => i.includes('master_link_status:up'));
+      }),
+      {
+        what: 'every replica to be in sync',
+        timeoutMs: 20_000,
+        intervalMs: REDIS_CLI_INTERVAL_MS,
       },
-      20_000,
     );
   } catch (error) {
     await stop();
@@ -192,9 +204,8 @@ export async function startRedisCluster(): Promise<RedisCluster> {
       return byPort.get(await masterPortOf(key))!;
     },
     async failedOver(killed) {
-      await until(
-        'a replica to take over the killed master',
-        async () => {
+      await eventually(
+        cliCheck(async () => {
           const infos = await Promise.all(live().map((n) => redisCli(n.port, 'cluster', 'info')));
           if (!infos.every((info) => info.includes('cluster_state:ok'))) return false;
           const nodesText = await redisCli(live()[0]!.port, 'cluster', 'nodes');
@@ -202,8 +213,12 @@ export async function startRedisCluster(): Promise<RedisCluster> {
             .split('\n')
             .filter((l) => l.includes('master') && !l.includes('fail'));
           return masters.length === 3 && !masters.some((l) => l.includes(`:${killed.port}@`));
+        }),
+        {
+          what: 'a replica to take over the killed master',
+          timeoutMs: 30_000,
+          intervalMs: REDIS_CLI_INTERVAL_MS,
         },
-        30_000,
       );
     },
     stop,
@@ -300,10 +315,15 @@ export async function startRedisSentinel(
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await until(
-      'the replica to be in sync',
-      async () => (await cli(replicaPort, 'info', 'replication')).includes('master_link_status:up'),
-      10_000,
+    await eventually(
+      cliCheck(async () =>
+        (await cli(replicaPort, 'info', 'replication')).includes('master_link_status:up'),
+      ),
+      {
+        what: 'the replica to be in sync',
+        timeoutMs: 10_000,
+        intervalMs: REDIS_CLI_INTERVAL_MS,
+      },
     );
   } catch (error) {
     await stop();
@@ -321,14 +341,19 @@ export async function startRedisSentinel(
       return nodes.find((node) => node.port === port)!;
     },
     async failedOver(killed) {
-      await until(
-        'the Sentinel to promote the replica',
-        async () => {
+      await eventually(
+        cliCheck(async () => {
           const port = await masterPortNow();
           if (port === killed.port) return false;
           return (await cli(port, 'info', 'replication')).includes('role:master');
+        }),
+        {
+          what: 'the Sentinel to promote the replica',
+          timeoutMs: 30_000,
+          // The Sentinel logs each step (+sdown, +switch-master): the check runs on its lines.
+          on: [[sentinel.log, 'data']],
+          intervalMs: 500,
         },
-        30_000,
       );
     },
     stop,

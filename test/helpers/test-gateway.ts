@@ -27,7 +27,10 @@ export interface TestGatewayOptions {
   /** 'redis' = the real test Redis under a fresh prefix; a URL = that Redis (e.g. a dead port). */
   cache?: 'memory' | 'redis' | { redisUrl: string };
   env?: Record<string, string>;
-  /** The gateway's clock (sessions), for tests that move time instead of waiting it out. */
+  /**
+   * The gateway's clock (sessions, cache windows, in-process rate limits), for tests that move
+   * time instead of waiting it out (test-clock.ts).
+   */
   now?: () => number;
 }
 

@@ -6,6 +6,7 @@ import {
   createSearchSimulator,
   type SearchSimulator,
 } from '../../simulators/search/search-simulator.js';
+import { eventually } from '../helpers/eventually.js';
 import { SEARCH_TOKEN, createTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { createZulipOpenApiValidator } from '../helpers/zulip-openapi.js';
 
@@ -67,14 +68,17 @@ const folderNames = async (gw: TestGateway, archived = false) => {
   return (res.body as { channel_folders: { name: string }[] }).channel_folders.map((f) => f.name);
 };
 
-/** Polls an answer until it holds; the events have no observable end inside the gateway. */
-async function until(check: () => Promise<boolean>, what: string, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/**
+ * Waits until an answer holds. The gateway applies events out of sight; what it does next is
+ * seen by the chat server (a refresh, the next poll), so the check runs on each request the
+ * simulator receives, with a back-off for the rest.
+ */
+const until = (check: () => Promise<boolean>, what: string, timeoutMs?: number) =>
+  eventually(check, {
+    what,
+    on: [[chat.server, 'request']],
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
 
 describe('the chat event queue', () => {
   it('when CHAT_EVENTS is on, then the service account registers one queue for channel folder events, by the OpenAPI', async () => {

@@ -5,7 +5,7 @@ import {
   createSearchSimulator,
   type SearchSimulator,
 } from '../../simulators/search/search-simulator.js';
-import { rawRequest } from '../helpers/raw-request.js';
+import { rawRequest } from '../helpers/raw-socket.js';
 import {
   BROWSER_HEADERS,
   SEARCH_TOKEN,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { startHoldProxy } from '../harness/hold-proxy.js';
+import { createTestClock } from '../helpers/test-clock.js';
 import type { TestGateway } from '../helpers/test-gateway.js';
 import { useUpstreams } from '../helpers/upstreams.js';
 
@@ -12,15 +14,16 @@ import { useUpstreams } from '../helpers/upstreams.js';
 
 const upstreams = useUpstreams();
 
-async function pair(env: Record<string, string> = {}) {
+async function pair(env: Record<string, string> = {}, now?: () => number) {
   const shared = { REDIS_KEY_PREFIX: `fleet:${randomUUID()}:`, ...env };
-  const a = await upstreams.gateway({ cache: 'redis', env: shared });
-  const b = await upstreams.gateway({ cache: 'redis', env: shared });
+  const a = await upstreams.gateway({ cache: 'redis', env: shared, ...(now ? { now } : {}) });
+  const b = await upstreams.gateway({ cache: 'redis', env: shared, ...(now ? { now } : {}) });
   return { a, b };
 }
 
 const searchCalls = () =>
   upstreams.search.requests.filter((r) => r.pathname === '/v1/search').length;
+const firstCall = () => upstreams.search.requests.find((r) => r.pathname === '/v1/search');
 const search = (gw: TestGateway, q: string) => request(gw.app).get(`/api/search?q=${q}&k=3`);
 
 describe('one upstream call per key across instances', () => {
@@ -43,35 +46,46 @@ describe('one upstream call per key across instances', () => {
   });
 
   it('when an entry goes stale on both instances at once, then one background refresh runs for both', async () => {
-    const { a, b } = await pair({
-      SEARCH_CACHE_TTL_SECONDS: '1',
-      SEARCH_CACHE_STALE_SECONDS: '60',
-      CACHE_TTL_JITTER_PERCENT: '0',
+    // Both instances reach the search service through a proxy that can keep its answers back,
+    // and share one test clock: the entry turns stale when the test says so.
+    const proxy = await startHoldProxy({
+      host: '127.0.0.1',
+      port: Number(new URL(upstreams.search.origin).port),
     });
-    expect((await search(a, 'french+press')).status).toBe(200);
-    expect(searchCalls()).toBe(1);
-    // The refresh is slow, so the other instance's stale answers come while it runs.
-    upstreams.search.faults.add({
-      fault: { kind: 'delay', ms: 800 },
-      pathPrefix: '/v1/search',
-      times: 1,
-    });
-    // Wait for the entry to turn stale: no event says when an expiry passes.
-    let stale = await search(a, 'french+press');
-    for (let i = 0; i < 40 && stale.headers['x-cache'] !== 'STALE'; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      stale = await search(a, 'french+press');
-    }
-    expect(stale.headers['x-cache']).toBe('STALE');
-    // That request began A's refresh; B's stale answers come while it runs.
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => search(i % 2 === 0 ? b : a, 'french+press')),
+    const clock = createTestClock();
+    const { a, b } = await pair(
+      {
+        SEARCH_BASE_URL: `http://${proxy.host}:${proxy.port}`,
+        SEARCH_CACHE_TTL_SECONDS: '1',
+        SEARCH_CACHE_STALE_SECONDS: '60',
+        CACHE_TTL_JITTER_PERCENT: '0',
+      },
+      clock.now,
     );
-    expect(answers.every((r) => r.status === 200)).toBe(true);
-    await a.loader.settled();
-    await b.loader.settled();
-    expect(answers.filter((r) => r.headers['x-cache'] === 'STALE').length).toBe(10);
-    // The first request, then one refresh for both instances (not one per instance).
-    expect(searchCalls()).toBe(2);
+    try {
+      expect((await search(a, 'french+press')).status).toBe(200);
+      expect(searchCalls()).toBe(1);
+      await a.loader.settled();
+      // The refresh's answer is kept back, so the other instance's stale answers come while it runs.
+      proxy.holdWhen(/GET \/v1\/search/);
+      clock.advance(1000);
+      const stale = await search(a, 'french+press');
+      expect(stale.headers['x-cache']).toBe('STALE');
+      // That request began A's refresh; B's stale answers come while it runs.
+      await upstreams.search.received((r) => r.pathname === '/v1/search' && r !== firstCall());
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => search(i % 2 === 0 ? b : a, 'french+press')),
+      );
+      expect(answers.every((r) => r.status === 200)).toBe(true);
+      proxy.release();
+      await a.loader.settled();
+      await b.loader.settled();
+      expect(answers.filter((r) => r.headers['x-cache'] === 'STALE').length).toBe(10);
+      // The first request, then one refresh for both instances (not one per instance).
+      expect(searchCalls()).toBe(2);
+    } finally {
+      proxy.release();
+      await proxy.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { compileTrust } from '../../src/http/client-address.js';
 import { chain, createEdge } from '../../src/http/edge.js';
 import { createLogCapture } from '../helpers/log-capture.js';
-import { rawRequest } from '../helpers/raw-request.js';
+import { rawRequest } from '../helpers/raw-socket.js';
 
 /** The edge and app shell with one router that fails on purpose and one that echoes a JSON body. */
 function shell() {

@@ -4,6 +4,7 @@ import {
   type ChatSimulator,
   type ChatSimulatorOptions,
 } from '../../simulators/chat/chat-simulator.js';
+import { createTestClock } from '../helpers/test-clock.js';
 import {
   createZulipOpenApiValidator,
   type ZulipOpenApiValidator,
@@ -133,12 +134,14 @@ describe('GET /events', () => {
   });
 
   it('when a queue is not polled for its idle timeout, then it is collected and a poll gets BAD_EVENT_QUEUE_ID', async () => {
-    const sim = await start({ eventQueueIdleMs: 300 });
+    const clock = createTestClock();
+    const sim = await start({ eventQueueIdleMs: 300, now: clock.now });
     const queueId = (await register(sim)).body['queue_id'] as string;
-    // Collection is on the simulator's clock: wait until it reports the queue gone.
-    for (let i = 0; i < 50 && sim.events.count() > 0; i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Collection is on the simulator's clock: move it past the idle timeout.
+    clock.advance(299);
+    expect(sim.events.count()).toBe(1);
+    clock.advance(2);
+    expect(sim.events.count()).toBe(0);
     const { status, body } = await call(sim, 'GET', '/events', {
       query: { queue_id: queueId, last_event_id: '-1' },
     });
