@@ -1,5 +1,6 @@
 import express, { type Express, type RequestHandler } from 'express';
 import { createBodyParsing } from './http/body-parsing.js';
+import { compressSentBodies } from './http/compressed-send.js';
 import type { TrustFunction } from './http/client-address.js';
 import { createErrorHandler, createNotFound } from './http/error-handler.js';
 
@@ -31,6 +32,8 @@ export function createApp(deps: AppDependencies): Express {
   // Cached answers carry their own validator; Express would hash every other body for one.
   app.set('etag', false);
   app.set('trust proxy', deps.trust);
+  // Bodies it builds go out compressed when COMPRESSION allows (http/compression.ts).
+  compressSentBodies(app.response);
 
   if (deps.ops) app.use(deps.ops);
   if (deps.docs) app.use(deps.docs);
@@ -48,6 +51,7 @@ export function createOpsApp(ops: RequestHandler): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  compressSentBodies(app.response);
   app.use(ops);
   app.use(createNotFound());
   app.use(createErrorHandler());

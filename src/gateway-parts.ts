@@ -6,6 +6,7 @@ import type { Config } from '../config/load-config.js';
 import { createApp, createOpsApp } from './app.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
+import { createCompressingStore } from './cache/compressing-store.js';
 import type { FlightCoordinator } from './cache/flight-coordinator.js';
 import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
 import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
@@ -21,6 +22,7 @@ import { createMetrics } from './observability/metrics.js';
 import { resourceOf } from './cache/cache-resource.js';
 import { createGatewayStores } from './gateway-stores.js';
 import { compileTrust } from './http/client-address.js';
+import { createCompressionStage, type CompressionPolicy } from './http/compression.js';
 import { createCsrfGuard } from './http/csrf-guard.js';
 import { createDocsRouter } from './http/docs-router.js';
 import { createOpsRouter } from './http/ops-router.js';
@@ -78,8 +80,14 @@ export function createGatewayParts(
   const stores = createGatewayStores(config, logger, now);
   const { cache, state } = stores;
   const metrics = createMetrics({ enabled: config.metrics.enabled });
+  // COMPRESSION (contract section 4): stored entries keep br and gzip bodies, and every answer
+  // learns the policy from a stage in front of the hit path and the app.
+  const compression: CompressionPolicy | undefined = config.compression.enabled
+    ? { minBytes: config.compression.minBytes }
+    : undefined;
+  const compressionStages = compression ? [createCompressionStage(compression)] : [];
   const loader = createCachedLoader({
-    store: cache,
+    store: compression ? createCompressingStore({ store: cache, ...compression }) : cache,
     logger,
     ttlJitterRatio: config.cacheTtlJitterRatio,
     now,
@@ -249,7 +257,11 @@ export function createGatewayParts(
     site:
       config.staticSite.dir === undefined
         ? []
-        : createStaticSite({ dir: config.staticSite.dir, imgSrc: config.staticSite.imgSrc }),
+        : createStaticSite({
+            dir: config.staticSite.dir,
+            imgSrc: config.staticSite.imgSrc,
+            ...(compression ? { compression } : {}),
+          }),
     guards: [
       createCsrfGuard({ allowedOrigins: config.corsOrigins }),
       createRateLimitGuard(limits.general, state),
@@ -280,8 +292,8 @@ export function createGatewayParts(
     site: false,
   });
   return {
-    handler: chain([edge, hits], app),
-    opsHandler: separateOps ? chain([opsEdge], createOpsApp(ops)) : undefined,
+    handler: chain([edge, ...compressionStages, hits], app),
+    opsHandler: separateOps ? chain([opsEdge, ...compressionStages], createOpsApp(ops)) : undefined,
     readiness,
     loader,
     cache,

@@ -51,13 +51,13 @@ export interface GatewayDependencies {
 
 export function createGateway(config: Config, dependencies: GatewayDependencies): Gateway {
   const { logger } = dependencies;
-  const parts = createGatewayParts(config, logger, dependencies.now ?? Date.now);
   let maxConnections: number;
   try {
     maxConnections = connectionCap(config.client.maxConnections, openFilesLimit());
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
   }
+  const parts = createGatewayParts(config, logger, dependencies.now ?? Date.now);
   const http = createHttpServer({
     handler: parts.handler,
     limits: { ...config.client, maxConnections },

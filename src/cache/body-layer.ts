@@ -1,31 +1,44 @@
 import { LRUCache } from 'lru-cache';
-import type { Representation } from './cache-entry.js';
+import type { EntryBodies, Representation } from './cache-entry.js';
+
+/** What the layer holds for a key: an entry's bodies, under the digest of its identity body. */
+export interface HeldBodies {
+  readonly digest: string;
+  /** The identity body and the compressed ones stored with it (decodeEntry's `known`). */
+  readonly body: EntryBodies;
+}
 
 /**
  * Bodies read from Redis, kept in process in front of it so that the next hit need not carry
  * its body over the wire again (a body enters when it is read, not when it is written: an
  * answer nobody asks for twice costs no memory here): the hit's one round trip sends the digest held here, and Redis
- * leaves the body out when its entry still has that digest. A body is only ever served when
- * Redis has just confirmed it is current, so this layer adds no staleness at all. Bounded in
- * bytes (CACHE_MAX_BYTES); the least recently used bodies go first.
+ * leaves the bodies out when its entry still has that digest. A body is only ever served when
+ * Redis has just confirmed it is current, so this layer adds no staleness at all. The
+ * compressed bodies stay with their identity body, so a compressed hit costs no compression
+ * either. Bounded in bytes (CACHE_MAX_BYTES, every body counted); the least recently used go
+ * first.
  */
 export interface BodyLayer {
-  get(key: string): Representation | undefined;
+  get(key: string): HeldBodies | undefined;
   set(key: string, representation: Representation): void;
   readonly bytes: number;
 }
 
 export function createBodyLayer(options: { maxBytes: number }): BodyLayer {
-  const bodies = new LRUCache<string, Representation>({
+  const bodies = new LRUCache<string, HeldBodies>({
     maxSize: options.maxBytes,
-    sizeCalculation: (representation, key) => representation.body.length + key.length + 128,
+    sizeCalculation: ({ body }, key) =>
+      body.identity.length +
+      (body.encoded ? body.encoded.br.length + body.encoded.gzip.length : 0) +
+      key.length +
+      128,
   });
   return {
     get: (key) => bodies.get(key),
     set(key, representation) {
-      const { body, contentType, digest } = representation;
-      // Only the representation: an entry's windows are Redis's to say on every hit.
-      bodies.set(key, { body, contentType, digest });
+      const { body, digest, encoded } = representation;
+      // Only the bodies: an entry's windows are Redis's to say on every hit.
+      bodies.set(key, { digest, body: { identity: body, ...(encoded ? { encoded } : {}) } });
     },
     get bytes() {
       return bodies.calculatedSize;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseWith } from '../errors/parse-with.js';
+import type { EncodedBodies } from './encodings.js';
 
 /** The only media types the gateway caches; anything else in a stored entry makes it corrupt. */
 export const CACHED_CONTENT_TYPES = [
@@ -19,6 +20,20 @@ export interface Representation {
   readonly contentType: CachedContentType;
   /** base64url SHA-256 of `body`. */
   readonly digest: string;
+  /**
+   * `body` compressed as br and gzip, when made: a stored entry's, so that a compressed hit
+   * costs no compression (contract section 4). Absent on a fresh load and with COMPRESSION=off.
+   */
+  readonly encoded?: EncodedBodies;
+}
+
+/**
+ * An entry's bodies as the body layer holds them (body-layer.ts): the identity body its
+ * digest names and the compressed ones that went with it.
+ */
+export interface EntryBodies {
+  readonly identity: Buffer;
+  readonly encoded?: EncodedBodies;
 }
 
 /** A cached representation and its windows, as epoch milliseconds. */
@@ -39,7 +54,7 @@ export function toRepresentation(value: unknown, contentType: CachedContentType)
 }
 
 const EntryHeader = z.strictObject({
-  v: z.literal(2),
+  v: z.literal(3),
   storedAt: z.number().int().nonnegative(),
   freshUntil: z.number().int().nonnegative(),
   staleUntil: z.number().int().nonnegative(),
@@ -47,27 +62,45 @@ const EntryHeader = z.strictObject({
   contentType: z.enum(CACHED_CONTENT_TYPES),
   digest: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
   length: z.number().int().nonnegative(),
+  /** 0 for both when the entry was stored without compressed bodies (COMPRESSION=off). */
+  brLength: z.number().int().nonnegative(),
+  gzipLength: z.number().int().nonnegative(),
 });
 
 const NEWLINE = 0x0a;
 
 /**
- * Wire form: one JSON line of metadata, a newline, then the body bytes verbatim. A hit reads
- * the short header and slices the body without copying or parsing it; the length guards
- * against truncated or foreign values.
+ * Wire form: one JSON line of metadata, a newline, then the identity body, the br body and the
+ * gzip body verbatim, one after the other. A hit reads the short header and slices the bodies
+ * without copying or parsing them; the lengths guard against truncated or foreign values.
+ * The header line stays far below the 1024 bytes the hit path's script reads of it, and keeps
+ * `"digest":"<digest>"` as that script looks for it (redis-shared-state.ts).
  */
 export function encodeEntry(entry: CacheEntry): Buffer {
-  const { body, ...rest } = entry;
-  const header = Buffer.from(`${JSON.stringify({ v: 2, ...rest, length: body.length })}\n`);
-  return Buffer.concat([header, body]);
+  const { body, encoded } = entry;
+  const header = {
+    v: 3,
+    storedAt: entry.storedAt,
+    freshUntil: entry.freshUntil,
+    staleUntil: entry.staleUntil,
+    errorUntil: entry.errorUntil,
+    contentType: entry.contentType,
+    digest: entry.digest,
+    length: body.length,
+    brLength: encoded?.br.length ?? 0,
+    gzipLength: encoded?.gzip.length ?? 0,
+  } satisfies z.input<typeof EntryHeader>;
+  const line = Buffer.from(`${JSON.stringify(header)}\n`);
+  return Buffer.concat(encoded ? [line, body, encoded.br, encoded.gzip] : [line, body]);
 }
 
 /**
- * Undefined for anything that is not an intact entry of this version. `knownBody` stands in
- * for the body when `raw` holds only the header line because the reader already has the body
- * its digest names (body-layer.ts).
+ * Undefined for anything that is not an intact entry of this version. `known` stands in for
+ * the bodies when `raw` holds only the header line because the reader already has the bodies
+ * its digest names (body-layer.ts). Its compressed bodies are used even when the stored entry's
+ * were made differently (another instance's settings): they compress the same identity bytes.
  */
-export function decodeEntry(raw: Buffer, knownBody?: Buffer): CacheEntry | undefined {
+export function decodeEntry(raw: Buffer, known?: EntryBodies): CacheEntry | undefined {
   const newline = raw.indexOf(NEWLINE);
   if (newline < 0) return undefined;
   let headerJson: unknown;
@@ -78,8 +111,20 @@ export function decodeEntry(raw: Buffer, knownBody?: Buffer): CacheEntry | undef
   }
   const header = parseWith(EntryHeader, headerJson, () => undefined);
   if (header === undefined) return undefined;
-  const body = knownBody ?? raw.subarray(newline + 1);
-  if (body.length !== header.length) return undefined;
-  const { v, length, ...rest } = header;
-  return { ...rest, body };
+  const { v, length, brLength, gzipLength, ...rest } = header;
+  // Both compressed bodies or neither: half a set is a foreign or damaged value.
+  if ((brLength === 0) !== (gzipLength === 0)) return undefined;
+  if (known !== undefined) {
+    if (known.identity.length !== length) return undefined;
+    return { ...rest, body: known.identity, ...(known.encoded ? { encoded: known.encoded } : {}) };
+  }
+  const bodies = raw.subarray(newline + 1);
+  if (bodies.length !== length + brLength + gzipLength) return undefined;
+  const body = bodies.subarray(0, length);
+  if (brLength === 0) return { ...rest, body };
+  const encoded = {
+    br: bodies.subarray(length, length + brLength),
+    gzip: bodies.subarray(length + brLength),
+  };
+  return { ...rest, body, encoded };
 }

@@ -109,7 +109,12 @@ return 1
 declare module 'ioredis' {
   interface RedisCommander {
     bffAcquireFlight(lock: string, waiters: string, token: string, lockMs: number): Promise<number>;
-    bffReleaseFlight(lock: string, waiters: string, token: string, channel: string): Promise<number>;
+    bffReleaseFlight(
+      lock: string,
+      waiters: string,
+      token: string,
+      channel: string,
+    ): Promise<number>;
   }
 }
 

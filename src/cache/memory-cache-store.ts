@@ -2,13 +2,18 @@ import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
 
-/** What an entry costs beyond its body: the metadata object and the map's bookkeeping. */
+/** What an entry costs beyond its bodies: the metadata object and the map's bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 256;
+
+/** Every body an entry holds: the identity one and its compressed forms. */
+const bodyBytes = ({ body, encoded }: CacheEntry) =>
+  body.length + (encoded ? encoded.br.length + encoded.gzip.length : 0);
 
 /**
  * In-process store for a single instance without Redis, bounded in bytes (CACHE_MAX_BYTES,
- * contract section 1): the least recently used entries go first, and an entry larger than the
- * whole budget is not kept at all.
+ * contract section 1, counted over every body an entry holds, compressed ones included): the
+ * least recently used entries go first, and an entry larger than the whole budget is not kept
+ * at all.
  */
 export function createMemoryCacheStore(options: {
   maxBytes: number;
@@ -17,7 +22,7 @@ export function createMemoryCacheStore(options: {
   const now = options.now ?? Date.now;
   const lru = new LRUCache<string, CacheEntry>({
     maxSize: options.maxBytes,
-    sizeCalculation: (entry, key) => entry.body.length + key.length + ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: (entry, key) => bodyBytes(entry) + key.length + ENTRY_OVERHEAD_BYTES,
   });
   return {
     backend: 'memory',

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
 import { createRequire } from 'node:module';
 import { methodNotAllowed } from './error-handler.js';
+import { sendEncoded, toEncodable, type EncodableRepresentation } from './send-encoded.js';
 
 /** The documentation page: assets from the gateway itself, styles inline as Swagger UI needs. */
 const DOCS_POLICY = [
@@ -41,6 +42,12 @@ const INIT = `window.addEventListener('load', () => {
 /** The only files of swagger-ui-dist the page loads. */
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']);
 
+/** Those of them that are text, with the media types express's sendFile gives them. */
+const TEXT_ASSETS: Readonly<Record<string, string>> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+
 /**
  * Where swagger-ui-dist's files are. Its main module is not imported: it would load the 1.5 MB
  * browser bundle into the gateway's heap (+40 MB RSS measured) just to say where it lies.
@@ -52,17 +59,34 @@ function swaggerUiDirectory(): string {
 
 /**
  * `GET /openapi.json` (the document, serialised once) and `GET /docs` (contract section 2):
- * Swagger UI rendering it, with every asset served by the gateway itself, no CDN.
+ * Swagger UI rendering it, with every asset served by the gateway itself, no CDN. The document
+ * is compressed once, on its first compressed request, and Swagger UI's text files likewise
+ * (contract section 4): they never change while the gateway runs. They are read on their first
+ * request, not at start-up: most gateways never serve /docs, and its bundle is 1.7 MB.
  */
 export function createDocsRouter(document: object): Router {
-  const text = JSON.stringify(document);
-  const etag = `"${createHash('sha256').update(text).digest('base64url')}"`;
+  const openapi = toEncodable(
+    Buffer.from(JSON.stringify(document), 'utf8'),
+    'application/json; charset=utf-8',
+  );
   const dist = swaggerUiDirectory();
+  const held = new Map<string, Promise<EncodableRepresentation>>();
+  const textAsset = (name: string, contentType: string) => {
+    let asset = held.get(name);
+    if (asset === undefined) {
+      asset = readFile(join(dist, name)).then((body) => toEncodable(body, contentType));
+      // A failed read is tried again by the next request.
+      asset.catch(() => held.delete(name));
+      held.set(name, asset);
+    }
+    return asset;
+  };
   const router = Router();
   router
     .route('/openapi.json')
-    .get((_req, res) => {
-      res.set({ ETag: etag, 'Cache-Control': 'no-cache' }).type('application/json').send(text);
+    .get((req, res) => {
+      res.setHeader('Cache-Control', 'no-cache');
+      sendEncoded(req, res, openapi);
     })
     .all(methodNotAllowed(['GET']));
   router
@@ -77,12 +101,21 @@ export function createDocsRouter(document: object): Router {
   router.get('/docs/docs.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('text/javascript').send(INIT);
   });
-  router.get('/docs/:asset', (req, res, next) => {
-    if (!ASSETS.has(req.params.asset)) {
+  router.get('/docs/:asset', async (req, res, next) => {
+    const name = req.params.asset;
+    if (!ASSETS.has(name)) {
       next();
       return;
     }
-    res.sendFile(join(dist, req.params.asset), { maxAge: '1d' });
+    const contentType = TEXT_ASSETS[name];
+    // With COMPRESSION=off, or for the icon, the file goes out from disk as it is.
+    if (req.compression === undefined || contentType === undefined) {
+      res.sendFile(join(dist, name), { maxAge: '1d' });
+      return;
+    }
+    const asset = await textAsset(name, contentType);
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    sendEncoded(req, res, asset);
   });
   return router;
 }

@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { type RequestHandler, type Response } from 'express';
 import { ConfigError } from '../../config/load-config.js';
+import type { CompressionPolicy } from './compression.js';
+import { sendEncoded } from './send-encoded.js';
+import { holdTextFiles } from './text-files.js';
 
 /** Fingerprinted file names (`app.3f9a1c2b.js`): their bytes never change under that name. */
 const FINGERPRINTED = /\.[0-9a-f]{8,}\.[a-z0-9]+$/i;
@@ -32,8 +35,16 @@ function pagePolicy(imgSrc: string): string {
  * so its session cookie is same-site. Fingerprinted assets are cached `immutable`; everything
  * else is revalidated (`no-cache`, with ETags). A GET outside `/api` that accepts HTML and
  * matches no file gets `index.html`, so client-side routes survive a reload.
+ *
+ * With COMPRESSION=on, the text files big enough to compress are read and compressed once, at
+ * start-up (text-files.ts), and served from memory with a strong ETag per coding (contract
+ * section 4); everything else is served from the directory as it is.
  */
-export function createStaticSite(options: { dir: string; imgSrc: string }): RequestHandler[] {
+export function createStaticSite(options: {
+  dir: string;
+  imgSrc: string;
+  compression?: CompressionPolicy;
+}): RequestHandler[] {
   const root = resolve(options.dir);
   const index = join(root, 'index.html');
   if (!existsSync(index)) throw new ConfigError([`STATIC_DIR has no index.html (${root})`]);
@@ -44,6 +55,16 @@ export function createStaticSite(options: { dir: string; imgSrc: string }): Requ
       FINGERPRINTED.test(path) ? 'public, max-age=31536000, immutable' : 'no-cache',
     );
     if (path.endsWith('.html')) res.setHeader('Content-Security-Policy', policy);
+  };
+  const held = options.compression ? holdTextFiles(root, options.compression.minBytes) : undefined;
+  const fromMemory: RequestHandler = (req, res, next) => {
+    const file = req.method === 'GET' || req.method === 'HEAD' ? held?.get(req.path) : undefined;
+    if (file === undefined) {
+      next();
+      return;
+    }
+    headersFor(res, file.path);
+    sendEncoded(req, res, file);
   };
   const files = express.static(root, {
     index: 'index.html',
@@ -58,7 +79,12 @@ export function createStaticSite(options: { dir: string; imgSrc: string }): Requ
       return;
     }
     headersFor(res, index);
+    const heldIndex = held?.get('/');
+    if (heldIndex !== undefined) {
+      sendEncoded(req, res, heldIndex);
+      return;
+    }
     res.sendFile(index, { etag: true, lastModified: true, cacheControl: false });
   };
-  return [files, fallback];
+  return held === undefined ? [files, fallback] : [fromMemory, files, fallback];
 }

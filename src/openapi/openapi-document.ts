@@ -62,6 +62,10 @@ const plain = (type: string, schemaType: 'string' | 'object', description: strin
   description,
   content: { [type]: { schema: { type: schemaType } } },
 });
+/** A 304: the validator the request named is the current representation's. */
+const NOT_MODIFIED = {
+  description: 'Not modified: the If-None-Match entity-tag is current. No body.',
+} as const;
 const cached = (schema: string, description: string, media?: string[]) => ({
   200: {
     ...body(schema, description, media),
@@ -71,7 +75,7 @@ const cached = (schema: string, description: string, media?: string[]) => ({
       'Cache-Status': { $ref: '#/components/headers/CacheStatus' },
     },
   },
-  304: { description: 'Not modified: the If-None-Match entity-tag is current. No body.' },
+  304: NOT_MODIFIED,
 });
 
 /** Every /api route may answer these: wrong method, rate limit, a gateway fault or outage. */
@@ -230,7 +234,10 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
       get: operation(
         'openapi',
         'This document.',
-        { 200: plain('application/json', 'object', 'OpenAPI 3.1.') },
+        {
+          200: plain('application/json', 'object', 'OpenAPI 3.1.'),
+          304: NOT_MODIFIED,
+        },
         [],
       ),
     },

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { APP_ORIGIN, BROWSER_HEADERS, type TestGateway } from '../helpers/test-gateway.js';
 import { useUpstreams } from '../helpers/upstreams.js';
-import { expectProblem } from './raw-client.js';
+import { expectProblem } from './expect-problem.js';
 
 /*
  * Abuse that stays within HTTP (issue 10, contract sections 1, 4 and 6): preflight floods,
@@ -117,7 +117,7 @@ describe('Vary on search answers', () => {
       { Origin: APP_ORIGIN, Accept: 'application/ld+json' },
     ],
   ])(
-    'when %s searches (miss, then hit), then Vary names Origin and Accept, each once',
+    'when %s searches (miss, then hit), then Vary names Origin, Accept and Accept-Encoding, each once',
     async (_name, headers) => {
       const gw = await upstreams.gateway();
       const miss = await get(gw, '/api/search?q=lamp&k=2', headers);
@@ -126,7 +126,7 @@ describe('Vary on search answers', () => {
       expect([miss.status, hit.status]).toEqual([200, 200]);
       expect([miss.headers['x-cache'], hit.headers['x-cache']]).toEqual(['MISS', 'HIT']);
       for (const res of [miss, hit])
-        expect(listOf(res.headers['vary'])).toEqual(['origin', 'accept']);
+        expect(listOf(res.headers['vary'])).toEqual(['origin', 'accept', 'accept-encoding']);
     },
   );
 });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 
@@ -22,13 +23,23 @@ interface Route {
 }
 
 /**
- * Checks real responses against the gateway's own OpenAPI document: the route, the status and,
- * for JSON bodies, the body's schema. What a test receives through `wrap(handler)` is recorded;
- * `drift` lists every response the document does not describe, so a test file fails when the
- * code and the document part ways. Paths the document does not list (the frontend's files,
- * unknown paths) are not checked.
+ * A document's routes and compiled schemas, built once per test worker and shared by every
+ * checker of the same document: compiling them anew for each test gateway cost more than
+ * most tests themselves.
  */
-export function createResponseChecker(document: Json) {
+const compiledDocuments = new Map<string, ReturnType<typeof compileDocument>>();
+
+function compiledDocument(document: Json) {
+  const key = JSON.stringify(document);
+  let compiled = compiledDocuments.get(key);
+  if (!compiled) {
+    compiled = compileDocument(document);
+    compiledDocuments.set(key, compiled);
+  }
+  return compiled;
+}
+
+function compileDocument(document: Json) {
   const ajv = new Ajv2020({ strict: false, allErrors: false });
   // The document's formats (date-time of session expiries) are checked, not ignored.
   formats.default(ajv);
@@ -42,8 +53,6 @@ export function createResponseChecker(document: Json) {
       operations: operations as Record<string, Operation>,
     }),
   );
-  const drift: Drift[] = [];
-  let checked = 0;
 
   function validator(schema: Json): ValidateFunction {
     const key = JSON.stringify(schema);
@@ -54,6 +63,21 @@ export function createResponseChecker(document: Json) {
     }
     return validate;
   }
+
+  return { ajv, components, routes, validator };
+}
+
+/**
+ * Checks real responses against the gateway's own OpenAPI document: the route, the status and,
+ * for JSON bodies, the body's schema. What a test receives through `wrap(handler)` is recorded;
+ * `drift` lists every response the document does not describe, so a test file fails when the
+ * code and the document part ways. Paths the document does not list (the frontend's files,
+ * unknown paths) are not checked.
+ */
+export function createResponseChecker(document: Json) {
+  const { ajv, components, routes, validator } = compiledDocument(document);
+  const drift: Drift[] = [];
+  let checked = 0;
 
   function responseFor(operation: Operation, status: number): Json | undefined {
     const exact = operation.responses[String(status)];
@@ -73,7 +97,8 @@ export function createResponseChecker(document: Json) {
     if (!route || method === 'OPTIONS') return;
     checked += 1;
     const request = `${method} ${path}`;
-    const operation = route.operations[method.toLowerCase()];
+    // HEAD is its GET without the body (RFC 9110 §9.3.2): Express answers it for every GET.
+    const operation = route.operations[method === 'HEAD' ? 'get' : method.toLowerCase()];
     if (!operation) {
       // A method the route does not have: the document promises 405 for every route.
       const any = Object.values(route.operations)[0];
@@ -138,7 +163,7 @@ export function createResponseChecker(document: Json) {
             url,
             res.statusCode,
             String(res.getHeader('content-type') ?? ''),
-            Buffer.concat(chunks),
+            decoded(Buffer.concat(chunks), res.getHeader('content-encoding')),
           );
           return ended;
         }) as typeof res.end;
@@ -146,6 +171,14 @@ export function createResponseChecker(document: Json) {
       };
     },
   };
+}
+
+/** The body as it was before its content coding: the document describes that. */
+function decoded(body: Buffer, coding: unknown): Buffer {
+  if (body.length === 0) return body;
+  if (coding === 'br') return brotliDecompressSync(body);
+  if (coding === 'gzip') return gunzipSync(body);
+  return body;
 }
 
 /** `#/components/...` references, pointed at the schema registered as `openapi`. */

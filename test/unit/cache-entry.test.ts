@@ -1,3 +1,4 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   decodeEntry,
@@ -5,6 +6,7 @@ import {
   toRepresentation,
   type CacheEntry,
 } from '../../src/cache/cache-entry.js';
+import { withEncodings } from '../../src/cache/encodings.js';
 
 const entry: CacheEntry = {
   storedAt: 1,
@@ -36,14 +38,76 @@ describe('cache entry codec', () => {
     ['plain JSON from another writer', Buffer.from('{"a":1}')],
     ['a truncated body', encoded.subarray(0, -3)],
     ['a body with extra bytes', Buffer.concat([encoded, Buffer.from('x')])],
-    ['another version', edit('"v":2', '"v":1')],
+    ['another version', edit('"v":3', '"v":2')],
     ['garbled metadata', edit('"storedAt":1', '"storedAt":"1"')],
-    ['metadata that is not JSON', edit('{"v":2,', '{v:2,')],
+    ['metadata that is not JSON', edit('{"v":3,', '{v:3,')],
     // Escaped in the JSON header, so it parses: the allowlist is what refuses it.
     ['a content type with a line break', edit('charset=utf-8', 'charset=utf-8\\r\\nX-Evil: 1')],
     ['a foreign content type', edit('application/json', 'text/html')],
     ['a malformed digest', edit('"digest":"', '"digest":"!')],
   ])('when the stored value is %s, then it is not an entry', (_name, raw) => {
     expect(decodeEntry(raw)).toBeUndefined();
+  });
+});
+
+describe('cache entry codec with compressed bodies', () => {
+  const representation = toRepresentation(
+    { items: Array.from({ length: 50 }, (_, i) => i) },
+    'application/json; charset=utf-8',
+  );
+  const stored = async (): Promise<CacheEntry> => ({
+    ...(await withEncodings(representation)),
+    storedAt: 1,
+    freshUntil: 2,
+    staleUntil: 3,
+    errorUntil: 4,
+  });
+
+  it('when an entry carries br and gzip bodies, then they come back after the identity body, each decoding to it', async () => {
+    const entry = await stored();
+    const decoded = decodeEntry(encodeEntry(entry));
+    expect(decoded?.body.equals(entry.body)).toBe(true);
+    expect(decoded?.encoded?.br.equals(entry.encoded!.br)).toBe(true);
+    expect(decoded?.encoded?.gzip.equals(entry.encoded!.gzip)).toBe(true);
+    expect(brotliDecompressSync(decoded!.encoded!.br).equals(entry.body)).toBe(true);
+    expect(gunzipSync(decoded!.encoded!.gzip).equals(entry.body)).toBe(true);
+  });
+
+  it('when the header line is written, then it keeps "digest":"<digest>" and stays within the 1024 bytes the hit script reads', async () => {
+    const big = Number.MAX_SAFE_INTEGER;
+    const entry = await stored();
+    const raw = encodeEntry({
+      ...entry,
+      contentType: 'application/ld+json; charset=utf-8',
+      storedAt: big,
+      freshUntil: big,
+      staleUntil: big,
+      errorUntil: big,
+    });
+    const line = raw.subarray(0, raw.indexOf(0x0a) + 1).toString('utf8');
+    expect(line).toContain(`"digest":"${entry.digest}"`);
+    expect(Buffer.byteLength(line)).toBeLessThan(1024 - 3 * String(big).length);
+  });
+
+  it('when the reader holds the bodies, then the header line alone decodes, with the held compressed bodies', async () => {
+    const entry = await stored();
+    const raw = encodeEntry(entry);
+    const header = raw.subarray(0, raw.indexOf(0x0a) + 1);
+    const decoded = decodeEntry(header, { identity: entry.body, encoded: entry.encoded! });
+    expect(decoded?.body).toBe(entry.body);
+    expect(decoded?.encoded).toBe(entry.encoded);
+    expect(decodeEntry(header, { identity: entry.body.subarray(1) })).toBeUndefined();
+  });
+
+  it.each([
+    ['a truncated gzip body', (raw: Buffer) => raw.subarray(0, -1)],
+    ['a body with extra bytes', (raw: Buffer) => Buffer.concat([raw, Buffer.from('x')])],
+    [
+      'a br length without a gzip one',
+      (raw: Buffer) =>
+        Buffer.from(raw.toString('latin1').replace(/"gzipLength":\d+/, '"gzipLength":0'), 'latin1'),
+    ],
+  ])('when the stored value has %s, then it is not an entry', async (_name, damage) => {
+    expect(decodeEntry(damage(encodeEntry(await stored())))).toBeUndefined();
   });
 });
