@@ -59,7 +59,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
         raw = await breaker.run(() => redis.getBuffer(key));
       } catch (error) {
         // While the breaker is open every read would log; it logs its own state changes.
-        if (breaker.state !== 'open')
+        if (!breaker.rejected(error))
           throttle.warn('cache-read', { err: error, key }, 'cache read failed; treating as a miss');
         return undefined;
       }
@@ -91,7 +91,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
           if (reply !== 'OK') throw new Error(`redis refused the entry: ${reply}`);
         });
       } catch (error) {
-        if (breaker.state !== 'open')
+        if (!breaker.rejected(error))
           throttle.warn('cache-write', { err: error, key }, 'cache write failed; entry dropped');
       }
     },

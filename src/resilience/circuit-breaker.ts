@@ -10,6 +10,11 @@ export interface Breaker {
   readonly state: BreakerState;
   /** Whole seconds until the breaker lets a probe through (0 unless open). */
   retryAfterSeconds(): number;
+  /**
+   * Whether `error` is this breaker's own fail-fast refusal rather than a failure of the call.
+   * Callers log real failures, and leave the refusals to the breaker's own state-change line.
+   */
+  rejected(error: unknown): boolean;
   shutdown(): void;
 }
 
@@ -66,14 +71,18 @@ export function createBreaker(options: BreakerOptions): Breaker {
   // Half-open rejects callers too while its one probe runs: they are told to wait at least a
   // second, never to come straight back.
   const rejectionRetryAfter = () => Math.max(1, retryAfterSeconds());
+  const refusals = new WeakSet<object>();
 
   return {
     async run<T>(operation: () => Promise<T>): Promise<T> {
       try {
         return (await breaker.fire(operation)) as T;
       } catch (error) {
-        if ((error as { code?: unknown }).code === 'EOPENBREAKER')
-          throw options.openError(rejectionRetryAfter());
+        if ((error as { code?: unknown }).code === 'EOPENBREAKER') {
+          const refusal = options.openError(rejectionRetryAfter());
+          refusals.add(refusal);
+          throw refusal;
+        }
         throw error;
       }
     },
@@ -81,6 +90,7 @@ export function createBreaker(options: BreakerOptions): Breaker {
       return breaker.opened ? 'open' : breaker.halfOpen ? 'half-open' : 'closed';
     },
     retryAfterSeconds,
+    rejected: (error) => typeof error === 'object' && error !== null && refusals.has(error),
     shutdown: () => breaker.shutdown(),
   };
 }

@@ -72,11 +72,13 @@ if #KEYS > 2 * n then
   out[2 * n + 3] = 0
   local token = ARGV[3 + 2 * n]
   if not value and token ~= '' then
+    -- pcall: a Redis that refuses writes (out of memory) still answers the read, unclaimed.
     local lockMs = ARGV[4 + 2 * n]
-    if redis.call('SET', KEYS[2 * n + 2], token, 'PX', lockMs, 'NX') then
+    local taken = redis.pcall('SET', KEYS[2 * n + 2], token, 'PX', lockMs, 'NX')
+    if type(taken) == 'table' and taken.ok then
       out[2 * n + 3] = 1
-    else
-      redis.call('SET', KEYS[2 * n + 3], '1', 'PX', lockMs)
+    elseif not taken then
+      redis.pcall('SET', KEYS[2 * n + 3], '1', 'PX', lockMs)
       out[2 * n + 3] = 2
     end
   end
@@ -202,14 +204,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
       try {
         reply = await breaker.run(() =>
           cluster
-            ? countAndReadBySlot(
-                keys,
-                windows,
-                modes,
-                counters.length,
-                known?.digest ?? '',
-                claim,
-              )
+            ? countAndReadBySlot(keys, windows, modes, counters.length, known?.digest ?? '', claim)
             : redis.bffCountAndReadBuffer(
                 keys.length,
                 ...keys,
@@ -223,7 +218,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
         );
       } catch (error) {
         // While the breaker is open every call would fail; it logs its own state changes.
-        if (breaker.state !== 'open') {
+        if (!breaker.rejected(error)) {
           throttle.warn(
             'count-and-read',
             { err: error },
