@@ -221,6 +221,13 @@ export const EnvSchema = z
     /** `br`/`gzip` for answers of at least COMPRESSION_MIN_BYTES (contract section 4). */
     COMPRESSION: z.enum(['on', 'off']).default('on'),
     COMPRESSION_MIN_BYTES: integer(0, 1024 * 1024 * 1024).default(1024),
+    /**
+     * Open event streams one instance holds (GET /api/events); unset: a quarter of the
+     * connection cap, so ordinary requests keep room.
+     */
+    EVENTS_MAX_STREAMS: integer(1, 1_000_000).optional(),
+    /** Seconds between heartbeat comments on an idle event stream. */
+    EVENTS_HEARTBEAT_SECONDS: integer(1, 300).default(25),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
     /** One deadline for every part of GET /api/bootstrap. */
     BOOTSTRAP_TIMEOUT_MS: integer(50, 60_000).default(3000),
@@ -424,6 +431,7 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     ipv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
   },
   compression: { enabled: e.COMPRESSION === 'on', minBytes: e.COMPRESSION_MIN_BYTES },
+  events: { maxStreams: e.EVENTS_MAX_STREAMS, heartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS },
   corsOrigins: e.CORS_ORIGINS,
   metrics: { enabled: e.METRICS === 'on', token: e.METRICS_TOKEN },
   tracing: {

@@ -2,8 +2,13 @@ import type { RedisConnection } from './redis/redis-client.js';
 import { randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
+import { ConfigError, type Config } from '../config/load-config.js';
 import { createApp, createOpsApp } from './app.js';
+import {
+  EVENTS_ROUTE,
+  createEventsFeature,
+  type EventsFeature,
+} from './features/events/events-feature.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { createCompressingStore } from './cache/compressing-store.js';
@@ -55,6 +60,8 @@ export interface GatewayParts {
   flights: FlightCoordinator;
   /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
   chatEvents: ChatEvents | undefined;
+  /** GET /api/events: open streams and the fleet's change bus. */
+  events: EventsFeature;
   upstreams: readonly Upstream[];
   /** Breakers other than the upstreams' own (Redis per use), to stop with the rest. */
   breakers: readonly Breaker[];
@@ -76,6 +83,7 @@ export function createGatewayParts(
   config: Config,
   logger: Logger,
   now: () => number,
+  server: { maxConnections: number },
 ): GatewayParts {
   const stores = createGatewayStores(config, logger, now);
   const { cache, state } = stores;
@@ -92,6 +100,7 @@ export function createGatewayParts(
     ttlJitterRatio: config.cacheTtlJitterRatio,
     now,
     onRead: (key, result) => metrics.countCache(resourceOf(key), result),
+    onStored: (key) => events.stored(key),
     flights: stores.flights,
     // Half of the request's upstream deadline: its own call still fits in the other half.
     flightWaitMs: (key) =>
@@ -200,8 +209,24 @@ export function createGatewayParts(
       intervalMs: SEARCH_STATUS_INTERVAL_MS,
     }),
   });
+  const events = createEventsFeature({
+    chat: chat.service,
+    cache,
+    credentials,
+    sessions: sessionMode ? sessions : undefined,
+    cookie: sessionMode ? cookie : undefined,
+    redis: stores.redis,
+    keyPrefix: config.redis.keyPrefix,
+    maxStreams: eventsMaxStreams(config.events.maxStreams, server.maxConnections),
+    heartbeatSeconds: config.events.heartbeatSeconds,
+    // Readiness is built below; a stream opened before it exists is not draining.
+    isDraining: () => readiness.draining,
+    logger,
+  });
+  metrics.watchEventStreams(() => events.hub.status());
   const routers = {
     [SEARCH_ROUTE]: search.router,
+    [EVENTS_ROUTE]: events.router,
     [CHAT_ROUTE]: chat.router,
     [BOOTSTRAP_ROUTE]: bootstrap,
     // In service mode there is no login: every chat call uses the service account.
@@ -300,9 +325,24 @@ export function createGatewayParts(
     redis: stores.redis,
     flights: stores.flights,
     chatEvents,
+    events,
     upstreams: [searchUpstream, redirectUpstream, chatUpstream],
     breakers: Object.values(stores.breakers),
   };
+}
+
+/**
+ * EVENTS_MAX_STREAMS, or a quarter of the connection cap when unset; it must leave ordinary
+ * requests room below MAX_CONNECTIONS (contract section 1).
+ */
+function eventsMaxStreams(configured: number | undefined, maxConnections: number): number {
+  if (configured === undefined) return Math.max(1, Math.floor(maxConnections / 4));
+  if (configured >= maxConnections) {
+    throw new ConfigError([
+      `EVENTS_MAX_STREAMS (${configured}) must be below MAX_CONNECTIONS (${maxConnections}): ordinary requests need room`,
+    ]);
+  }
+  return configured;
 }
 
 /** An open circuit degrades the gateway (stale answers, fast 503s); it never makes it unready. */

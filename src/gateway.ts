@@ -57,7 +57,9 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
   }
-  const parts = createGatewayParts(config, logger, dependencies.now ?? Date.now);
+  const parts = createGatewayParts(config, logger, dependencies.now ?? Date.now, {
+    maxConnections,
+  });
   const http = createHttpServer({
     handler: parts.handler,
     limits: { ...config.client, maxConnections },
@@ -79,6 +81,7 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
     const connected = Promise.all([
       parts.redis.connect().catch(() => undefined),
       parts.flights.start(),
+      parts.events.start(),
     ]);
     await Promise.race([connected, sleep(REDIS_CONNECT_WAIT_MS, undefined, { ref: false })]);
   }
@@ -127,6 +130,8 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
     },
     async stop() {
       parts.readiness.startDraining();
+      // Event streams never end on their own: they end now, so none delays the drain.
+      parts.events.stop();
       http.beginStop();
       const hardDeadline = new Promise<false>((resolve) =>
         setTimeout(resolve, config.shutdownTimeoutMs, false).unref(),

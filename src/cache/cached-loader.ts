@@ -62,6 +62,8 @@ export interface CachedLoaderOptions {
   random?: () => number;
   /** Told how every read was answered (the cache metrics). */
   onRead?: (key: string, result: 'hit' | 'miss' | 'stale') => void;
+  /** Told after each write of a key (a load, a refresh, a put): its bytes may have changed. */
+  onStored?: (key: string) => void;
   /** One load per key across the fleet (Redis); this process alone by default. */
   flights?: FlightCoordinator;
   /**
@@ -177,13 +179,14 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
         if (flight?.release) {
           // Stored, released and announced in one call, so the waiters' reads find it.
           await store.set(key, entry, flight.release);
-          return;
+        } else {
+          try {
+            await store.set(key, entry);
+          } finally {
+            await flight?.done();
+          }
         }
-        try {
-          await store.set(key, entry);
-        } finally {
-          await flight?.done();
-        }
+        options.onStored?.(key);
       })
       .catch(() => undefined)
       .finally(() => {
@@ -219,8 +222,9 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
       );
       return cached;
     },
-    put(key, windows, representation) {
-      return store.set(key, toEntry(representation, windows, now(), 1));
+    async put(key, windows, representation) {
+      await store.set(key, toEntry(representation, windows, now(), 1));
+      options.onStored?.(key);
     },
     async settled() {
       await Promise.allSettled([...inflight.values(), ...writes]);

@@ -22,7 +22,18 @@ export interface Metrics {
   watchBreakers(breakers: Readonly<Record<string, Breaker>>): void;
   /** The chat event queue's state, events applied, registrations and lag, read at each scrape. */
   watchChatEvents(status: () => ChatEventsStatus): void;
+  /** The event streams' count, events sent and streams closed, read at each scrape. */
+  watchEventStreams(status: () => EventStreamsStatus): void;
   render(): Promise<string>;
+}
+
+/** What the event streams report (contract section 2.2, Metrics). */
+export interface EventStreamsStatus {
+  readonly open: number;
+  /** Events written to one stream each, by event name; heartbeats not counted. */
+  readonly sent: Readonly<Record<string, number>>;
+  /** Streams that were open and ended, by reason. */
+  readonly closed: Readonly<Record<string, number>>;
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -66,6 +77,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       countCache: () => undefined,
       watchBreakers: () => undefined,
       watchChatEvents: () => undefined,
+      watchEventStreams: () => undefined,
       render: () => Promise.resolve(''),
     };
   }
@@ -160,6 +172,50 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       if (lag !== undefined) this.set(lag);
     },
   });
+  let eventStreams: (() => EventStreamsStatus) | undefined;
+  new Gauge({
+    name: 'gateway_event_streams',
+    help: 'Event streams (GET /api/events) open on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(eventStreams?.().open ?? 0);
+    },
+  });
+  /** A counter that reports a cumulative count kept elsewhere, by one label. */
+  const cumulative = (
+    name: string,
+    help: string,
+    label: string,
+    read: (s: EventStreamsStatus) => Readonly<Record<string, number>>,
+  ) => {
+    const reported: Record<string, number> = {};
+    return new Counter({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      collect() {
+        if (!eventStreams) return;
+        for (const [value, total] of Object.entries(read(eventStreams()))) {
+          const delta = total - (reported[value] ?? 0);
+          if (delta > 0 || reported[value] === undefined) this.inc({ [label]: value }, delta);
+          reported[value] = total;
+        }
+      },
+    });
+  };
+  cumulative(
+    'gateway_events_sent_total',
+    'Events written to event streams, one per stream (heartbeats not counted).',
+    'event',
+    (s) => s.sent,
+  );
+  cumulative(
+    'gateway_event_streams_closed_total',
+    'Event streams that were open and ended, by reason.',
+    'reason',
+    (s) => s.closed,
+  );
   return {
     enabled: true,
     contentType: registry.contentType,
@@ -177,6 +233,9 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     },
     watchChatEvents(status) {
       chatEvents = status;
+    },
+    watchEventStreams(status) {
+      eventStreams = status;
     },
     render: () => registry.metrics(),
   };

@@ -222,6 +222,28 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
         { parameters: parameters(EmojiParams, 'path') },
       ),
     },
+    '/api/events': {
+      get: operation(
+        'events',
+        "Server-sent events: a `channel_folders` event with the current list, then one per change (contract section 2.2). Each event is `id:` the list version (the folder route's identity ETag without quotes), `event: channel_folders`, `data:` that route's JSON body. Send `Last-Event-ID` to skip a version already held.",
+        {
+          200: plain('text/event-stream', 'string', 'An event stream that stays open.'),
+        },
+        [400, ...auth, ...UPSTREAM],
+        {
+          parameters: [
+            ...parameters(ChannelFoldersQuery, 'query'),
+            {
+              name: 'Last-Event-ID',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'The version the page already shows.',
+            },
+          ],
+        },
+      ),
+    },
     '/api/bootstrap': {
       get: operation(
         'bootstrap',

@@ -51,6 +51,7 @@ export function createMemorySessionStore(
       if (live(sessions.get(idHash))) sessions.set(idHash, session);
       return Promise.resolve();
     },
+    exists: (idHash) => Promise.resolve(live(sessions.get(idHash))),
     delete(idHash) {
       sessions.delete(idHash);
       return Promise.resolve();

@@ -90,6 +90,14 @@ export function createRedisSessionStore(options: {
     // SET … XX: only a record that still exists is written, so a DEL (logout, rotation) that
     // landed between this request's read and its write is never undone.
     refresh: (idHash, session) => write(idHash, session, 'existing'),
+    async exists(idHash) {
+      try {
+        // The record's TTL is its idle and absolute expiry: a key that exists is a live session.
+        return (await breaker.run(() => redis.exists(keyOf(idHash)))) === 1;
+      } catch (error) {
+        throw unavailable(error);
+      }
+    },
     async delete(idHash) {
       try {
         await breaker.run(() => redis.del(keyOf(idHash)));

@@ -28,6 +28,11 @@ export interface SessionManager {
   lookup(id: string): Promise<Session | undefined>;
   destroy(id: string): Promise<void>;
   /**
+   * Which of these sessions still exist, without sliding their idle expiry: what an open event
+   * stream checks, since it is not activity that keeps a session alive (contract section 2.2).
+   */
+  alive(ids: readonly string[]): Promise<boolean[]>;
+  /**
    * What identifies a well-formed cookie's session without reading it: the hash the store
    * knows it by, and the key its record lives under (undefined for a malformed id).
    */
@@ -105,6 +110,11 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
         store.refresh(idHash, current).catch(() => undefined);
       }
       return toSession(current, apiKey);
+    },
+    alive(ids) {
+      return Promise.all(
+        ids.map((id) => (SESSION_ID.test(id) ? store.exists(hashOf(id)) : Promise.resolve(false))),
+      );
     },
     async destroy(id) {
       if (SESSION_ID.test(id)) await store.delete(hashOf(id));

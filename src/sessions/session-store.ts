@@ -36,4 +36,6 @@ export interface SessionStore {
    */
   refresh(idHash: string, session: StoredSession): Promise<void>;
   delete(idHash: string): Promise<void>;
+  /** Whether the session still exists, without reading or sliding it (an open event stream). */
+  exists(idHash: string): Promise<boolean>;
 }

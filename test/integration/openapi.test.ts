@@ -1,5 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import request from 'supertest';
+import { openEventStream } from '../helpers/event-stream-client.js';
 import { describe, expect, it } from 'vitest';
 import { createOpenApiDocument } from '../../src/openapi/openapi-document.js';
 import { createResponseChecker } from '../helpers/openapi-responses.js';
@@ -93,8 +94,15 @@ describe('/openapi.json', () => {
         .replace('{email}', 'iago@zulip.example.test')
         .replace('{user_id}', '4')
         .replace('{emoji_name}', 'green_tick');
-      for (const method of Object.keys(operations)) {
+      for (const [method, operation] of Object.entries(operations)) {
         const verb = method as 'get' | 'post' | 'delete';
+        if (isEventStream(operation)) {
+          // A stream never ends by itself: its answer's head says whether it was routed.
+          const stream = await openEventStream(`${gw.gateway.url}${path}`, { Cookie: cookie });
+          stream.close();
+          expect(stream.status, `${method} ${template}`).toBe(200);
+          continue;
+        }
         const res = await request(gw.app)[verb](path).set(BROWSER_HEADERS).set('Cookie', cookie);
         // A 404 from an upstream (no such user) is an answer; the gateway's own is "no route".
         const source = (res.body as { source?: string } | undefined)?.source;
@@ -166,3 +174,9 @@ describe('/docs', () => {
     }
   });
 });
+
+/** An operation whose success is a server-sent event stream (`GET /api/events`). */
+function isEventStream(operation: unknown): boolean {
+  const ok = (operation as { responses?: Record<string, { content?: object }> }).responses?.['200'];
+  return ok?.content !== undefined && 'text/event-stream' in ok.content;
+}

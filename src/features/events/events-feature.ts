@@ -1,0 +1,88 @@
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import type { CacheStore } from '../../cache/cache-store.js';
+import type { SessionCookie } from '../../http/session-cookie.js';
+import type { RedisConnection } from '../../redis/redis-client.js';
+import type { SessionManager } from '../../sessions/session-manager.js';
+import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
+import type { ChatService } from '../chat/chat-service.js';
+import { createLocalChangeBus, createRedisChangeBus, type ChangeBus } from './change-bus.js';
+import { createEventHub, type EventHub, type FolderVariant } from './event-hub.js';
+import { createEventsRouter } from './events-router.js';
+
+export const EVENTS_ROUTE = '/api/events';
+
+/** What the browser waits before reconnecting on its own (contract: 1000–30000 ms). */
+const RETRY_MS = 3000;
+/**
+ * Unsent bytes past which a stream's reader is taken to have stopped reading and is dropped:
+ * dozens of folder lists, never an unbounded buffer (README, event streams).
+ */
+const MAX_UNSENT_BYTES = 256 * 1024;
+/** Streams' sessions are checked this often: an ended session's stream ends within 2 s. */
+const SESSION_CHECK_MS = 1000;
+
+export interface EventsFeature {
+  router: Router;
+  hub: EventHub;
+  /** For the loader: a write of `key` may have changed a list that streams follow. */
+  stored(key: string): void;
+  start(): Promise<void>;
+  /** Ends every stream at once and stops listening for changes. */
+  stop(): void;
+}
+
+/** `GET /api/events` (contract section 2.2): the hub, the fleet's change bus and the route. */
+export function createEventsFeature(options: {
+  chat: ChatService;
+  cache: CacheStore;
+  credentials: ChatCredentialsResolver;
+  sessions: SessionManager | undefined;
+  cookie: SessionCookie | undefined;
+  redis: RedisConnection | undefined;
+  keyPrefix: string;
+  maxStreams: number;
+  heartbeatSeconds: number;
+  isDraining(): boolean;
+  logger: Logger;
+}): EventsFeature {
+  const { chat, cache, sessions } = options;
+  const keyOf = (variant: FolderVariant) => chat.channelFoldersKey(variant === 'archived');
+  const hub = createEventHub({
+    read: (variant) => cache.get(keyOf(variant)),
+    ...(sessions ? { sessionsAlive: (ids) => sessions.alive(ids) } : {}),
+    retryMs: RETRY_MS,
+    heartbeatMs: options.heartbeatSeconds * 1000,
+    maxUnsentBytes: MAX_UNSENT_BYTES,
+    sessionCheckMs: SESSION_CHECK_MS,
+    logger: options.logger,
+  });
+  const bus: ChangeBus = options.redis
+    ? createRedisChangeBus({
+        redis: options.redis,
+        prefix: options.keyPrefix,
+        logger: options.logger,
+      })
+    : createLocalChangeBus();
+  bus.subscribe((variant) => void hub.changed(variant));
+  return {
+    router: createEventsRouter({
+      hub,
+      chat,
+      credentials: options.credentials,
+      cookie: options.cookie,
+      maxStreams: options.maxStreams,
+      isDraining: () => options.isDraining(),
+    }),
+    hub,
+    stored(key) {
+      if (key === keyOf('archived')) bus.publish('archived');
+      else if (key === keyOf('active')) bus.publish('active');
+    },
+    start: () => bus.start(),
+    stop() {
+      hub.closeAll('shutdown');
+      bus.close();
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { Router } from 'express';
+import { AppError } from '../../errors/app-error.js';
+import { parseInput } from '../../errors/validation-error.js';
+import { methodNotAllowed } from '../../http/error-handler.js';
+import type { SessionCookie } from '../../http/session-cookie.js';
+import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
+import { ChannelFoldersQuery } from '../chat/chat-inputs.js';
+import type { ChatService } from '../chat/chat-service.js';
+import { variantOf, type EventHub } from './event-hub.js';
+
+/** A version as the stream sends it: the identity ETag's value (a base64url SHA-256). */
+const VERSION = /^[A-Za-z0-9_-]{43}$/;
+
+export interface EventsRouterOptions {
+  hub: EventHub;
+  chat: ChatService;
+  credentials: ChatCredentialsResolver;
+  /** Session mode: the cookie names the session the stream belongs to. */
+  cookie: SessionCookie | undefined;
+  maxStreams: number;
+  isDraining(): boolean;
+}
+
+/**
+ * `GET /api/events` (contract section 2.2). Everything a stream is refused for is refused before
+ * its first byte, as problem+json: bad input (400), no session (401), a full or draining
+ * instance (503 with Retry-After, so a page's own back-off takes it elsewhere or later).
+ */
+export function createEventsRouter(options: EventsRouterOptions): Router {
+  const { hub, chat } = options;
+  const router = Router();
+  router
+    .route('/')
+    .get(async (req, res) => {
+      const { include_archived } = parseInput(ChannelFoldersQuery, req.query, 'query');
+      if (options.isDraining() || hub.size >= options.maxStreams) {
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          options.isDraining()
+            ? 'This instance is shutting down; reconnect shortly.'
+            : 'This instance holds as many event streams as it may; reconnect shortly.',
+          { retryAfterSeconds: 5 },
+        );
+      }
+      // 401 without a session (session mode); the stream then follows that session.
+      const credentials = await options.credentials.resolve(req, res);
+      const lastEventId = req.headers['last-event-id'];
+      hub.open(res, {
+        variant: variantOf(include_archived),
+        lastEventId:
+          typeof lastEventId === 'string' && VERSION.test(lastEventId) ? lastEventId : undefined,
+        ...(options.cookie ? { session: options.cookie.read(req) } : {}),
+        current: async () =>
+          (await chat.channelFolders({ credentials, requestId: req.id }, include_archived))
+            .representation,
+      });
+    })
+    .all(methodNotAllowed(['GET']));
+  return router;
+}
