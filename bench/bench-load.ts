@@ -32,6 +32,8 @@ export interface LoadOptions {
   seconds: number;
   connections: number;
   paths: PathPlan;
+  /** Request headers every request carries (G1z: a browser's Accept-Encoding). */
+  headers?: Readonly<Record<string, string>>;
   /** The load generator's core (the server has the other one). */
   core: number;
 }
@@ -56,6 +58,8 @@ function millis(text: string): number {
 
 async function withWrk(options: LoadOptions): Promise<LoadResult> {
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--latency'];
+  for (const [name, value] of Object.entries(options.headers ?? {}))
+    args.push('-H', `${name}: ${value}`);
   const plan = options.paths;
   if (plan.kind !== 'same') args.push('-s', wrkScript(plan.kind === 'mix' ? MIX_LUA : UNIQUE_LUA));
   args.push(options.url);
@@ -105,6 +109,7 @@ async function withAutocannon(options: LoadOptions, overallRate?: number): Promi
     url: options.url,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.headers ? { headers: { ...options.headers } } : {}),
     ...(overallRate ? { overallRate } : {}),
     ...(plan.kind === 'same'
       ? {}

@@ -64,6 +64,9 @@ const MIX = createQueryMix({
   seed: 18,
 });
 
+/** What a current browser sends on every request. */
+const BROWSER_ENCODINGS = 'gzip, deflate, br, zstd';
+
 interface Server {
   process: BenchProcess;
   origin: string;
@@ -76,6 +79,8 @@ interface RowSpec {
   ref: string;
   path: string;
   plan: PathPlan['kind'];
+  /** Request headers the load sends (default none beyond the load generator's own). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 interface BareRowSpec extends RowSpec {
@@ -171,6 +176,13 @@ async function main(): Promise<void> {
       gatewayRow({
         name: 'G1',
         what: 'gateway, hot hit from Redis, rate limiter on',
+        env: (p) => redis(`${p}g1:`),
+      }),
+      // The same hit as a browser asks for it: compressed bytes stored with the entry.
+      gatewayRow({
+        name: 'G1z',
+        what: `G1 with a browser's Accept-Encoding (${BROWSER_ENCODINGS})`,
+        headers: { 'Accept-Encoding': BROWSER_ENCODINGS },
         env: (p) => redis(`${p}g1:`),
       }),
       gatewayRow({
@@ -326,6 +338,22 @@ async function main(): Promise<void> {
       }
     }
 
+    // G1z's bytes on the wire against the identity body (issue 18: at most 15%).
+    const zipped = rows.find((r) => r.name === 'G1z');
+    if (zipped) {
+      const sized = async (headers: Record<string, string>) => {
+        const res = await fetch(`${zipped.server.origin}${zipped.path}`, { headers });
+        return {
+          coding: res.headers.get('content-encoding') ?? 'identity',
+          bytes: Number(res.headers.get('content-length')),
+        };
+      };
+      const identity = await sized({ 'Accept-Encoding': 'identity' });
+      const browser = await sized({ 'Accept-Encoding': BROWSER_ENCODINGS });
+      process.stdout.write(
+        `G1z bytes on the wire: ${browser.bytes} (${browser.coding}) of ${identity.bytes} identity = ${((browser.bytes / identity.bytes) * 100).toFixed(1)}%\n`,
+      );
+    }
     const stampedes: Stampede[] = [];
     for (const build of builds) {
       // G5: a fresh gateway; G6: two instances of one deployment on the Redis Cluster.
@@ -405,6 +433,7 @@ function loadOptions(row: Row, seconds: number, salt: string): LoadOptions {
     seconds,
     connections: CONNECTIONS,
     paths,
+    ...(row.headers ? { headers: row.headers } : {}),
     core: LOAD_CORE,
   };
 }
