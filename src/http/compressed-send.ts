@@ -35,20 +35,16 @@ export function compressSentBodies(response: Response): void {
     // Express answers a matching If-None-Match with 304, which carries no Content-Encoding.
     if (req.fresh) return send.call(this, body);
     if (typeof body === 'string') this.setHeader('Content-Type', utf8(contentType));
-    // Meanwhile something else may have answered (an error handler): then there is nothing to do.
-    compress(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, coding).then(
-      (bytes) => {
-        if (this.headersSent) return;
-        this.setHeader('Content-Encoding', coding);
-        send.call(this, bytes);
-      },
-      () => {
-        // zlib does not fail on a buffer; if it ever did, the body is still worth sending.
-        if (this.headersSent) return;
-        if (etag !== undefined) this.setHeader('ETag', etag);
-        send.call(this, body);
-      },
-    );
+    let bytes: Buffer;
+    try {
+      bytes = compress(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, coding);
+    } catch {
+      // zlib does not fail on a buffer; if it ever did, the body is still worth sending.
+      if (etag !== undefined) this.setHeader('ETag', etag);
+      return send.call(this, body);
+    }
+    this.setHeader('Content-Encoding', coding);
+    return send.call(this, bytes);
     return this;
   };
 }

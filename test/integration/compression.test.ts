@@ -205,8 +205,8 @@ describe.each(['memory', 'redis'] as const)('cached resources (%s)', (cache) => 
   });
 
   it('when 100 compressed hits are answered, then no compression runs at all; the miss compressed each coding once', async () => {
-    const brotli = vi.spyOn(zlib, 'brotliCompress');
-    const gzip = vi.spyOn(zlib, 'gzip');
+    const brotli = vi.spyOn(zlib, 'brotliCompressSync');
+    const gzip = vi.spyOn(zlib, 'gzipSync');
     const gw = await upstreams.gateway({ cache });
     const miss = await get(gw.app, SEARCH, 'br');
     expect(miss.headers['x-cache']).toBe('MISS');
@@ -486,8 +486,8 @@ describe('COMPRESSION=off', () => {
   });
 
   it('when compression is off, then a stored entry holds no compressed bodies and no compression runs', async () => {
-    const brotli = vi.spyOn(zlib, 'brotliCompress');
-    const gzip = vi.spyOn(zlib, 'gzip');
+    const brotli = vi.spyOn(zlib, 'brotliCompressSync');
+    const gzip = vi.spyOn(zlib, 'gzipSync');
     const gw = await upstreams.gateway({ cache: 'redis', env: { COMPRESSION: 'off' } });
     await get(gw.app, SEARCH, 'br');
     await gw.loader.settled();

@@ -73,8 +73,8 @@ function sharedStateCases(redisEnv: () => Record<string, string>) {
     expect(identity.headers['x-cache']).toBe('MISS');
     // The entry, br and gzip bodies with it, is stored off the answer's path.
     await a.loader.settled();
-    const brotli = vi.spyOn(zlib, 'brotliCompress');
-    const gzip = vi.spyOn(zlib, 'gzip');
+    const brotli = vi.spyOn(zlib, 'brotliCompressSync');
+    const gzip = vi.spyOn(zlib, 'gzipSync');
     try {
       const hit = await rawRequest(b.app, { path, headers: { 'Accept-Encoding': 'gzip, br' } });
       expect(hit.headers['x-cache']).toBe('HIT');
