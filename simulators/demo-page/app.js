@@ -213,12 +213,53 @@ function renderAccount(session) {
   account.append(form);
 }
 
+/**
+ * The folder list follows GET /api/events. The browser reopens a dropped stream by itself; one
+ * that a non-200 answer closed (a 401 after a logout elsewhere, a 503 from a full or stopping
+ * gateway) the page reopens, with back-off, by starting over: the first screen again, which
+ * follows the stream again if there is still somebody to follow it for.
+ */
+let events;
+let backoffMs = 1000;
+function followFolders() {
+  events?.close();
+  events = new EventSource('/api/events', { withCredentials: true });
+  events.addEventListener('channel_folders', (message) => {
+    backoffMs = 1000;
+    list($('folders'), JSON.parse(message.data).channel_folders, (f) => f.name);
+  });
+  events.addEventListener('error', () => {
+    if (events.readyState !== EventSource.CLOSED) return;
+    events = undefined;
+    retryStart();
+  });
+}
+
+function stopFollowing() {
+  events?.close();
+  events = undefined;
+}
+
+function retryStart() {
+  setTimeout(() => void start(), backoffMs);
+  backoffMs = Math.min(backoffMs * 2, 30_000);
+}
+
 /** The first screen: one call to /api/bootstrap; each failed part shows its own problem. */
 async function start() {
   clear($('notice'));
-  const { ok, body } = await call('/api/bootstrap');
+  let answer;
+  try {
+    answer = await call('/api/bootstrap');
+  } catch {
+    // The gateway is away (a restart): try again shortly, as the stream would.
+    retryStart();
+    return;
+  }
+  const { ok, body } = answer;
   if (!ok) {
     showProblem($('notice'), body);
+    if (body?.status >= 500) retryStart();
     return;
   }
   const { data, errors } = body;
@@ -231,6 +272,9 @@ async function start() {
   if (data.channel_folders) list($('folders'), data.channel_folders.channel_folders, (f) => f.name);
   else if (failed('channel_folders')) partError($('folders'), failed('channel_folders'));
   else list($('folders'), [], () => '');
+  // Somebody to follow the folders for: a session, or the service account.
+  if (data.session) followFolders();
+  else stopFollowing();
   if (data.drafts) list($('drafts'), data.drafts.drafts, (d) => d.content || '(empty draft)');
   else if (failed('drafts')) partError($('drafts'), failed('drafts'));
   else list($('drafts'), [], () => '');

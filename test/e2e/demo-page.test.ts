@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulators, type RunningSimulators } from '../../simulators/start-simulators.js';
 import { launchBrowser, watch } from '../helpers/browser.js';
+import { eventually } from '../helpers/eventually.js';
 import { SEARCH_TOKEN, createTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 /*
@@ -167,5 +168,79 @@ describe('the demo page in session mode', () => {
     // The one 4xx is the invalid status the test sent on purpose; nothing else failed.
     expect(seen.failures.map((f) => f.split(' ')[0])).toEqual(['400']);
     expect(seen.consoleErrors.filter((e) => !e.includes('400'))).toEqual([]);
+  });
+});
+
+/** The first folder the page shows, as the chat simulator holds it. */
+function firstFolder() {
+  return [...sims.chat.realm.channelFolders]
+    .filter((f) => !f.isArchived)
+    .sort((x, y) => x.order - y.order || x.id - y.id)[0]!;
+}
+
+/** Waits until the page's folder list shows `name` (the stream's event redrew it). */
+const folderShown = (name: string) =>
+  page.locator('#folders li', { hasText: name }).waitFor({ timeout: 15_000 });
+
+describe('the demo page follows the folders live (GET /api/events)', () => {
+  it('when a folder is renamed on the chat server, then the page shows the new name without a reload (service mode)', async () => {
+    const seen = await open({ CHAT_EVENTS: 'on' });
+    const folder = firstFolder();
+    await folderShown(folder.name);
+    await sims.chat.received((r) => r.pathname === '/api/v1/events');
+    sims.chat.control.updateChannelFolder(folder.id, { name: 'Renamed live (service)' });
+    await folderShown('Renamed live (service)');
+    expect(seen.failures).toEqual([]);
+    expect(seen.consoleErrors).toEqual([]);
+    // The page was not reloaded: the search it ran at the start is still there.
+    expect(await page.locator('.card').count()).toBeGreaterThan(0);
+  });
+
+  it('when a folder is renamed while a user is logged in, then the page shows the new name without a reload (session mode)', async () => {
+    const seen = await open({ CHAT_AUTH_MODE: 'session', CHAT_EVENTS: 'on' });
+    await page.locator('#login-form').waitFor();
+    const admin = sims.chat.credentials('administrator');
+    await page.getByLabel('Email').fill(admin.email);
+    await page.getByLabel('Password').fill(admin.password!);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.locator('#account', { hasText: 'Logged in as' }).waitFor();
+    const folder = firstFolder();
+    await folderShown(folder.name);
+    await sims.chat.received((r) => r.pathname === '/api/v1/events');
+    sims.chat.control.updateChannelFolder(folder.id, { name: 'Renamed live (session)' });
+    await folderShown('Renamed live (session)');
+    expect(seen.failures).toEqual([]);
+    expect(seen.consoleErrors).toEqual([]);
+  });
+
+  it('when the gateway restarts, then the page reconnects by itself and follows the folders again', async () => {
+    await open({ CHAT_EVENTS: 'on' });
+    const folder = firstFolder();
+    await folderShown(folder.name);
+    const { port } = new URL(gw!.gateway.url);
+    await gw!.close();
+    gw = await createTestGateway({
+      searchOrigin: sims.searchOrigin,
+      chatOrigin: sims.chatOrigin,
+      env: {
+        PORT: port,
+        STATIC_DIR: PAGE_DIR,
+        STATIC_IMG_SRC: `'self' data: ${sims.imageOrigin}`,
+        SEARCH_LINKS: 'gateway',
+        CHAT_AUTH_MODE: 'service',
+        CHAT_EVENTS: 'on',
+        CHAT_EMAIL: sims.chat.credentials('administrator').email,
+        CHAT_API_KEY: sims.chat.credentials('administrator').apiKey,
+      },
+    });
+    // The page's stream is back on the new gateway before the change is made.
+    await eventually(
+      async () =>
+        /^gateway_event_streams 1$/m.test(await (await fetch(`${gw!.gateway.url}/metrics`)).text()),
+      { what: 'the page reopening its event stream', timeoutMs: 30_000 },
+    );
+    await sims.chat.received((r) => r.pathname === '/api/v1/events');
+    sims.chat.control.updateChannelFolder(folder.id, { name: 'Renamed after a restart' });
+    await folderShown('Renamed after a restart');
   });
 });
