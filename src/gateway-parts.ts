@@ -1,5 +1,6 @@
 import type { RedisConnection } from './redis/redis-client.js';
 import { randomBytes } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.js';
@@ -9,6 +10,7 @@ import {
   createEventsFeature,
   type EventsFeature,
 } from './features/events/events-feature.js';
+import { streamsAllowed } from './features/events/streams-allowed.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { createCompressingStore } from './cache/compressing-store.js';
@@ -217,7 +219,7 @@ export function createGatewayParts(
     cookie: sessionMode ? cookie : undefined,
     redis: stores.redis,
     keyPrefix: config.redis.keyPrefix,
-    maxStreams: eventsMaxStreams(config.events.maxStreams, server.maxConnections),
+    maxStreams: eventsMaxStreams(config.events.maxStreams, server.maxConnections, logger),
     heartbeatSeconds: config.events.heartbeatSeconds,
     // Readiness is built below; a stream opened before it exists is not draining.
     isDraining: () => readiness.draining,
@@ -331,18 +333,25 @@ export function createGatewayParts(
   };
 }
 
-/**
- * EVENTS_MAX_STREAMS, or a quarter of the connection cap when unset; it must leave ordinary
- * requests room below MAX_CONNECTIONS (contract section 1).
- */
-function eventsMaxStreams(configured: number | undefined, maxConnections: number): number {
-  if (configured === undefined) return Math.max(1, Math.floor(maxConnections / 4));
-  if (configured >= maxConnections) {
-    throw new ConfigError([
-      `EVENTS_MAX_STREAMS (${configured}) must be below MAX_CONNECTIONS (${maxConnections}): ordinary requests need room`,
-    ]);
+/** EVENTS_MAX_STREAMS as it may be (streams-allowed.ts); a lowered value is said once. */
+function eventsMaxStreams(
+  configured: number | undefined,
+  maxConnections: number,
+  logger: Logger,
+): number {
+  const allowed = streamsAllowed({
+    configured,
+    maxConnections,
+    heapLimitBytes: getHeapStatistics().heap_size_limit,
+  });
+  if ('error' in allowed) throw new ConfigError([allowed.error]);
+  if (allowed.lowered) {
+    logger.warn(
+      { wanted: allowed.wanted, heapFits: allowed.max },
+      `event streams capped at ${allowed.max}: more would not fit in half of the heap (about 16 KiB each; raise --max-old-space-size to hold more)`,
+    );
   }
-  return configured;
+  return allowed.max;
 }
 
 /** An open circuit degrades the gateway (stale answers, fast 503s); it never makes it unready. */

@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { toRepresentation } from '../../src/cache/cache-entry.js';
 import { createEventHub } from '../../src/features/events/event-hub.js';
+import { HEAP_PER_STREAM, streamsAllowed } from '../../src/features/events/streams-allowed.js';
 
 /**
  * A response whose reader stopped reading: nothing it is given is ever flushed, so its unsent
@@ -85,5 +86,31 @@ describe('event hub bounds', () => {
     expect(events.status().sent['channel_folders']).toBe(sent! + 1);
     events.closeAll('shutdown');
     expect(events.status().closed.shutdown).toBe(1);
+  });
+});
+
+describe('how many streams an instance holds', () => {
+  const MB = 1024 * 1024;
+  it('when EVENTS_MAX_STREAMS is unset, then a quarter of the connection cap', () => {
+    expect(
+      streamsAllowed({ configured: undefined, maxConnections: 4096, heapLimitBytes: 4096 * MB }),
+    ).toEqual({ max: 1024, wanted: 1024, lowered: false });
+  });
+  it('when it is more than half of the heap holds (the production 128 MB cap: 176 MB in all), then it is lowered to what fits', () => {
+    const allowed = streamsAllowed({
+      configured: 12000,
+      maxConnections: 19000,
+      heapLimitBytes: 176 * MB,
+    });
+    expect(allowed).toEqual({
+      max: Math.floor((88 * MB) / HEAP_PER_STREAM),
+      wanted: 12000,
+      lowered: true,
+    });
+  });
+  it('when it is not below MAX_CONNECTIONS, then it is a configuration error', () => {
+    expect(
+      streamsAllowed({ configured: 5000, maxConnections: 5000, heapLimitBytes: 4096 * MB }),
+    ).toHaveProperty('error');
   });
 });

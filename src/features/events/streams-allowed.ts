@@ -1,0 +1,33 @@
+/**
+ * Heap an open stream holds, measured (npm run bench:events: 5,000 streams took 76 MB of heap,
+ * their request and response objects with everything the edge and Express hung on them), and
+ * the share of the heap streams may take: past it, 10,000 streams ended the process with a heap
+ * out of memory under the production cap, a way to take an instance down by opening streams.
+ */
+export const HEAP_PER_STREAM = 16 * 1024;
+const STREAM_HEAP_SHARE = 0.5;
+
+export type StreamsAllowed = { max: number; wanted: number; lowered: boolean } | { error: string };
+
+/**
+ * EVENTS_MAX_STREAMS, or a quarter of the connection cap when unset. It must leave ordinary
+ * requests room below MAX_CONNECTIONS (contract section 1), and the streams must fit in half of
+ * the heap: a larger value is lowered to what fits.
+ */
+export function streamsAllowed(options: {
+  configured: number | undefined;
+  maxConnections: number;
+  heapLimitBytes: number;
+}): StreamsAllowed {
+  const { configured, maxConnections } = options;
+  if (configured !== undefined && configured >= maxConnections) {
+    return {
+      error: `EVENTS_MAX_STREAMS (${configured}) must be below MAX_CONNECTIONS (${maxConnections}): ordinary requests need room`,
+    };
+  }
+  const wanted = configured ?? Math.max(1, Math.floor(maxConnections / 4));
+  const fits = Math.floor((options.heapLimitBytes * STREAM_HEAP_SHARE) / HEAP_PER_STREAM);
+  return wanted > fits
+    ? { max: fits, wanted, lowered: true }
+    : { max: wanted, wanted, lowered: false };
+}
