@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { GATEWAY_NODE_OPTIONS as PRODUCTION_NODE_OPTIONS } from '../config/runtime.js';
 import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
 import { startRedisCluster, type RedisCluster } from '../test/harness/redis-topologies.js';
 import { prepareBaseline, type BaselineBuild } from './baseline-build.js';
@@ -15,6 +14,13 @@ import { hasWrk, load, loadAtRate, type LoadOptions, type PathPlan } from './ben
 import { hasTaskset, startProcess, type BenchProcess } from './bench-process.js';
 import { report } from './bench-report.js';
 import { coldStampede, type Stampede } from './cold-stampede.js';
+import {
+  GATEWAY_ENTRY,
+  GATEWAY_NODE_OPTIONS,
+  SEARCH_TOKEN as TOKEN,
+  gatewayEnv,
+  startSimulators,
+} from './gateway-env.js';
 import { measureWindow, type Window } from './measure-window.js';
 import { createQueryMix } from './query-mix.js';
 import { summarize } from './summary.js';
@@ -40,18 +46,11 @@ const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379/0';
 const ONLY = process.env['BENCH_ROWS']?.split(',').filter(Boolean);
 const CLUSTER = process.env['BENCH_CLUSTER'] !== 'off';
 const BASELINE = process.env['BENCH_BASELINE'];
-const TOKEN = 'bench-search-token';
 const SEARCH = '/api/search?q=wireless+headphones&k=10';
 const SERVER_CORE = 0;
 const SETTLE_MS = 2000;
 const WARM_UP_SECONDS = 2;
-/** The gateway rows run as the container runs the gateway; BENCH_GATEWAY_NODE_OPTIONS varies it. */
-const GATEWAY_NODE_OPTIONS = (process.env['BENCH_GATEWAY_NODE_OPTIONS'] ?? PRODUCTION_NODE_OPTIONS)
-  .split(' ')
-  .filter(Boolean);
 const LOAD_CORE = 1;
-/** This build's entry; another build's (e.g. a checkout of an older commit) may stand in. */
-const GATEWAY_ENTRY = process.env['BENCH_GATEWAY_ENTRY'] ?? join(repoRoot(), 'dist/src/main.js');
 /**
  * G7's searches: Zipf (s = 1) over 5,000 queries, the cache cold again every 2,000 requests:
  * 61% hits by design over whole epochs, 53% over a window of only 1,000 requests.
@@ -152,16 +151,9 @@ async function main(): Promise<void> {
         ? [{ suffix: `@${baseline.commit}`, entry: baseline.entry, keyPrefix: `${prefix}base:` }]
         : []),
     ];
-    const sims = keep(
-      await startProcess(
-        [...tsx, join(root, 'bench/targets/simulators-target.ts'), TOKEN, String(await freePort())],
-        { core: LOAD_CORE, label: 'simulators' },
-      ),
-    );
-    const { searchOrigin, chatOrigin, chatEmail, chatApiKey } = sims.ready as Record<
-      string,
-      string
-    >;
+    const simulators = await startSimulators(LOAD_CORE);
+    const sims = keep(simulators.process);
+    const upstreams = simulators.upstreams;
     const redis = (keyPrefix: string, extra: Record<string, string> = {}) => ({
       REDIS_URL,
       REDIS_KEY_PREFIX: keyPrefix,
@@ -241,24 +233,7 @@ async function main(): Promise<void> {
         const port = await freePort();
         const p = keep(
           await startProcess([...GATEWAY_NODE_OPTIONS, build.entry], {
-            env: {
-              HOST: '127.0.0.1',
-              PORT: String(port),
-              LOG_LEVEL: 'info',
-              SEARCH_BASE_URL: searchOrigin!,
-              SEARCH_CLIENT_TOKEN: TOKEN,
-              CHAT_BASE_URL: chatOrigin!,
-              CHAT_AUTH_MODE: 'service',
-              CHAT_EMAIL: chatEmail!,
-              CHAT_API_KEY: chatApiKey!,
-              CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef',
-              RATE_LIMIT_PER_CLIENT: '1000000',
-              RATE_LIMIT_WINDOW_SECONDS: '3600',
-              SEARCH_CACHE_TTL_SECONDS: '3600',
-              CHANNEL_FOLDERS_CACHE_TTL_SECONDS: '3600',
-              SHUTDOWN_DRAIN_DELAY_MS: '0',
-              ...env,
-            },
+            env: gatewayEnv(port, upstreams, env),
             core: SERVER_CORE,
             label,
           }),
@@ -279,7 +254,7 @@ async function main(): Promise<void> {
     const body = Buffer.from(await (await fetch(`${g1.origin}${SEARCH}`)).arrayBuffer());
     const bodyFile = join(mkdtempSync(join(tmpdir(), 'bench-body-')), 'body.json');
     writeFileSync(bodyFile, body);
-    const dependencies = { redis: REDIS_URL, search: searchOrigin!, none: '' };
+    const dependencies = { redis: REDIS_URL, search: upstreams.searchOrigin, none: '' };
     const bare = async (spec: BareRowSpec): Promise<Server> => {
       const port = await freePort();
       const p = keep(
