@@ -82,6 +82,13 @@ interface Loaded {
   fromStore?: true;
 }
 
+/** This instance's load of a key under way, or its wait for another instance's. */
+interface InFlight {
+  readonly loaded: Promise<Representation>;
+  /** Whether it waits for another instance's load rather than loading here. */
+  readonly waiting: () => boolean;
+}
+
 /** A background refresh another instance is already running. */
 class RefreshedElsewhere extends Error {}
 
@@ -95,7 +102,10 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   // One load per key on this instance. A key leaves the map only after the store holds the
   // result, and one Redis connection answers in order, so a request whose read missed finds
   // either the running load or the stored entry, never neither.
-  const inflight = new Map<string, Promise<Representation>>();
+  // A load that waits for another instance can be overtaken by this instance's own holder of
+  // the fleet lock (its admission reply came first, its request reached here later): the holder
+  // then loads, and the waiter hears of it like any other waiter.
+  const inflight = new Map<string, InFlight>();
   const writes = new Set<Promise<void>>();
 
   /**
@@ -111,6 +121,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     load: () => Promise<Representation>,
     background: boolean,
     claim: FlightClaim | undefined,
+    onWait: () => void,
   ): Promise<Loaded> {
     let flight: Flight | 'busy';
     if (claim?.state === 'ours') {
@@ -138,6 +149,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
       }
     }
     if (background) throw new RefreshedElsewhere();
+    onWait();
     // Subscribed before the read, so the holder's announcement cannot slip in between.
     const wait = flights.wait(key);
     await wait.ready;
@@ -168,10 +180,14 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     claim?: FlightClaim,
   ) {
     const running = inflight.get(key);
-    if (running) return { loaded: running, collapsed: true };
-    const outcome = fleetLoad(key, load, background, claim);
+    if (running && !(running.waiting() && claim?.state === 'ours')) {
+      return { loaded: running.loaded, collapsed: true };
+    }
+    let waiting = claim?.state === 'busy';
+    const outcome = fleetLoad(key, load, background, claim, () => (waiting = true));
     const loaded = outcome.then((o) => o.representation);
-    inflight.set(key, loaded);
+    const record: InFlight = { loaded, waiting: () => waiting };
+    inflight.set(key, record);
     const write = outcome
       .then(async ({ representation, flight, fromStore }) => {
         if (fromStore) return;
@@ -190,7 +206,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
       })
       .catch(() => undefined)
       .finally(() => {
-        inflight.delete(key);
+        if (inflight.get(key) === record) inflight.delete(key);
         writes.delete(write);
       });
     writes.add(write);
@@ -227,7 +243,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
       options.onStored?.(key);
     },
     async settled() {
-      await Promise.allSettled([...inflight.values(), ...writes]);
+      await Promise.allSettled([...[...inflight.values()].map((f) => f.loaded), ...writes]);
     },
   };
 

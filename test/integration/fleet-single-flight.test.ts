@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { toRepresentation } from '../../src/cache/cache-entry.js';
+import { lockKeyOf, waitersKeyOf } from '../../src/cache/flight-coordinator.js';
 import { startHoldProxy } from '../harness/hold-proxy.js';
 import { createTestClock } from '../helpers/test-clock.js';
 import type { TestGateway } from '../helpers/test-gateway.js';
@@ -87,5 +89,38 @@ describe('one upstream call per key across instances', () => {
       proxy.release();
       await proxy.close();
     }
+  });
+
+  it('when a request that waits for the lock reaches the loader before the request of the same instance that holds it, then the holder loads and both get its answer at once', async () => {
+    // The admission replies came in order (the holder's first), but the holder's request was
+    // the slower to reach the loader: on a cold start, CI saw both instances wait out their
+    // whole wait and then call the search service once each.
+    const gw = await upstreams.gateway({ cache: 'redis', env: { SEARCH_TIMEOUT_MS: '60000' } });
+    const key = `search:v3:test:{${randomUUID()}}`;
+    const token = 'holder-token';
+    // What the admission script does on finding nothing: the holder's lock, the waiter's mark.
+    await gw.inspector!.set(`${gw.prefix}${lockKeyOf(key)}`, token, 'PX', 60_000, 'NX');
+    await gw.inspector!.set(`${gw.prefix}${waitersKeyOf(key)}`, '1', 'PX', 60_000);
+    let loads = 0;
+    const load = () => {
+      loads += 1;
+      return Promise.resolve(
+        toRepresentation({ answer: 'from the holder' }, 'application/json; charset=utf-8'),
+      );
+    };
+    const windows = { ttlSeconds: 60, staleSeconds: 0, staleIfErrorSeconds: 0 };
+    const waiter = gw.loader.get(key, windows, load, {
+      known: { entry: undefined, claim: { state: 'busy' } },
+    });
+    const holder = gw.loader.get(key, windows, load, {
+      known: { entry: undefined, claim: { state: 'ours', token } },
+    });
+    // Without the holder's load, the waiter would wait 30 s (half the deadline) and the test
+    // would time out first.
+    const [waited, held] = await Promise.all([waiter, holder]);
+    expect(held.cacheStatusParams).toBe('fwd=miss; stored');
+    expect(waited.representation.body.equals(held.representation.body)).toBe(true);
+    expect(loads).toBe(1);
+    expect(await gw.inspector!.exists(`${gw.prefix}${lockKeyOf(key)}`)).toBe(0);
   });
 });
