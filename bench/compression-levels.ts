@@ -8,8 +8,9 @@ import { createSearchSimulator } from '../simulators/search/search-simulator.js'
 /*
  * `npx tsx bench/compression-levels.ts`: how long br and gzip take, and how small they make a
  * real search answer, at each level: the numbers behind the qualities in src/cache/encodings.ts
- * (README, caching). The answer is the gateway's own for the bench's hot search, fetched through
- * a gateway on the search simulator; each level is timed over many runs and the median kept.
+ * (docs/reliability.md, Compression). The answer is the gateway's own for the bench's hot
+ * search, fetched through a gateway on the search simulator; each level is timed over many runs
+ * and the median kept.
  */
 
 const RUNS = Number(process.env['RUNS'] ?? 200);

@@ -9,8 +9,8 @@ import {
 
 /**
  * The one list of environment variables (GATEWAY-CONTRACT.md section 1). Every added variable
- * has a default; secrets have none. `.env.example` and the README table mirror this schema, and
- * a test keeps them in step. A credential is marked where it is declared (`secret`, or
+ * has a default; secrets have none. `.env.example` and docs/configuration.md mirror this schema,
+ * and a test keeps them in step. A credential is marked where it is declared (`secret`, or
  * `urlWithSecrets` for a URL that may hold one); everything that shows, logs or scrubs values
  * reads that mark (secret-marks.ts).
  */

@@ -3,7 +3,10 @@
 
 const $ = (id) => document.getElementById(id);
 
-/** Unsafe requests carry the anti-forgery header the gateway requires (README: CSRF). */
+/**
+ * Unsafe requests carry the anti-forgery header the gateway requires (docs/frontend.md,
+ * Cross-site protection).
+ */
 async function call(path, options = {}) {
   const unsafe = options.method !== undefined && options.method !== 'GET';
   const response = await fetch(path, {

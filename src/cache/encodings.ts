@@ -17,7 +17,7 @@ export interface Encodable {
 
 /**
  * Brotli quality and gzip level, measured on a 13 KB search answer from the search simulator
- * (bench/compression-levels.ts, numbers in the README's caching section): brotli 5 is within
+ * (bench/compression-levels.ts, numbers in docs/reliability.md, Compression): brotli 5 is within
  * 10% of quality 11's size at under 1% of its time (0.16 ms against 42 ms), and from quality 9
  * on the time jumps to milliseconds; gzip 6 (zlib's default) is as small as 9.
  */

@@ -4,10 +4,10 @@ import { APP_ORIGIN } from '../helpers/test-gateway.js';
 import { expectProblem, useUpstreams, type Upstreams } from './hostile-helpers.js';
 
 /*
- * Cross-site request forgery against every unsafe route (README "Cross-site protection"): an
- * unsafe request needs `X-CSRF: 1` and either an allowed Origin or `Sec-Fetch-Site:
- * same-origin`; anything else is 403 CSRF_REJECTED before body parsing, routing or any upstream
- * call.
+ * Cross-site request forgery against every unsafe route (docs/frontend.md, "Cross-site
+ * protection"): an unsafe request needs `X-CSRF: 1` and either an allowed Origin or
+ * `Sec-Fetch-Site: same-origin`; anything else is 403 CSRF_REJECTED before body parsing, routing
+ * or any upstream call.
  */
 
 const upstreams = useUpstreams();

@@ -12,7 +12,7 @@ import { useUpstreams } from '../helpers/upstreams.js';
 
 /*
  * Issue 10, "Upstream answers": what one broken or hostile upstream answer can do to the gateway
- * (contract sections 3, 4 and 6, README "Reliability"). Each test reproduces one of the issue's
+ * (contract sections 3, 4 and 6, docs/reliability.md). Each test reproduces one of the issue's
  * findings on real sockets against the simulators: item lists far longer than `k`, JSON nested
  * 100,000 deep, bodies over UPSTREAM_MAX_RESPONSE_BYTES, unsanitised Retry-After values,
  * upstream messages echoing the gateway's secrets, a cache entry carrying a CRLF in its content

@@ -6,13 +6,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { PROMTOOL } from '../helpers/promtool.js';
 
 /*
- * The README's alert rules are meant to be copied into a Prometheus: promtool must accept them,
- * and each must name only metric families the gateway exports (test/integration/metrics.test.ts
- * checks the families themselves).
+ * The alert rules of docs/operations.md (Metrics) are meant to be copied into a Prometheus:
+ * promtool must accept them, and each must name only metric families the gateway exports
+ * (test/integration/metrics.test.ts checks the families themselves).
  */
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const rules = /```yaml\n(# bff-gateway\.rules\.yml\n[\s\S]*?)```/.exec(readme)?.[1];
+const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+const rules = /```yaml\n(# bff-gateway\.rules\.yml\n[\s\S]*?)```/.exec(operations)?.[1];
 const dir = mkdtempSync(join(tmpdir(), 'bff-rules-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -23,7 +23,7 @@ const FAMILIES = [
   'gateway_circuit_breaker_state',
 ];
 
-describe("the README's alert rules", () => {
+describe('the alert rules of docs/operations.md', () => {
   it('when promtool checks them, then they are valid rules', () => {
     expect(rules, 'a ```yaml block starting with # bff-gateway.rules.yml').toBeDefined();
     const file = join(dir, 'rules.yml');
