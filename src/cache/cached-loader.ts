@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import type { CacheWindows } from '../../config/load-config.js';
 import { isUpstreamFailure } from '../errors/upstream-failure.js';
 import { createLogThrottle } from '../logging/log-throttle.js';
-import { hitParams, type CacheOutcome } from '../http/send-representation.js';
 import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
+import { hitParams, type CacheOutcome } from './cache-status.js';
 import type { CacheStore } from './cache-store.js';
 import {
   SOLO_FLIGHTS,

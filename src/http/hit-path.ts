@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hitParams } from '../cache/cache-status.js';
 import type { FlightClaim, FlightCoordinator } from '../cache/flight-coordinator.js';
 import type { SharedState } from '../state/shared-state.js';
 import type { Stage } from './edge.js';
+import { hasBody } from './request-target.js';
 import { countersOf, judge, type RateLimitPolicy } from './rate-limits.js';
-import { hitParams, sendRepresentation } from './send-representation.js';
+import { sendRepresentation } from './send-representation.js';
 
 /** A cached resource the hit path may answer, described by the feature that owns it. */
 export interface CachedRoute {
@@ -86,9 +88,4 @@ function releaseUnused(
   res.once('close', () => {
     if (!claim.consumed) void flights.adopt(key, claim).done();
   });
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }

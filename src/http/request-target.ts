@@ -45,3 +45,9 @@ export function readRequestTarget(req: IncomingMessage): RequestTarget | undefin
   req.target = target;
   return target;
 }
+
+/** Whether the request says it carries a body: a GET with one is the app's to refuse. */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}

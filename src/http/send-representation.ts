@@ -1,16 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import vary from 'vary';
 import type { Representation } from '../cache/cache-entry.js';
+import type { CacheOutcome } from '../cache/cache-status.js';
 import { sendEncoded } from './send-encoded.js';
-
-export type CacheStatus = 'HIT' | 'MISS' | 'STALE';
-
-/** How a cached answer was made, in RFC 9211 terms (contract section 4). */
-export interface CacheOutcome {
-  readonly cacheStatus: CacheStatus;
-  /** The parameters after `bff; ` in `Cache-Status`, e.g. `hit; ttl=42` or `fwd=miss; stored`. */
-  readonly cacheStatusParams: string;
-}
 
 /**
  * Sends a cached resource's representation: its own stored headers (media type, validator)
@@ -34,9 +26,4 @@ export function sendRepresentation(
   // Merged, never overwritten: CORS has already said `Vary: Origin` (contract section 4).
   if (options.vary !== undefined) vary(res, options.vary);
   sendEncoded(req, res, representation);
-}
-
-/** `Cache-Status` parameters of a fresh hit: seconds of freshness left. */
-export function hitParams(freshUntil: number, now: number): string {
-  return `hit; ttl=${Math.max(0, Math.floor((freshUntil - now) / 1000))}`;
 }

@@ -1,8 +1,8 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { isAppError } from '../errors/app-error.js';
 import { statusOf } from '../errors/to-problem.js';
-import { CHAT_EVENTS_STATES, type ChatEventsStatus } from '../features/chat/chat-events.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
+import { CHAT_EVENTS_STATES, type ChatEventsStatus } from './chat-events-status.js';
 import { PlainHistogram } from './plain-histogram.js';
 
 export type CacheResult = 'hit' | 'miss' | 'stale';
@@ -40,7 +40,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const BREAKER_STATE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
 /**
- * What became of an upstream call, as the `outcome` label says it (the README lists them):
+ * What became of an upstream call, as the `outcome` label says it (docs/operations.md lists them):
  * success, client_error (the upstream refused the caller's input), rate_limited, timeout,
  * unavailable, error (a 5xx), bad_response, auth_failed, circuit_open, local_error.
  */

@@ -2,32 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isAppError } from '../../errors/app-error.js';
+import type { ChatEventsState, ChatEventsStatus } from '../../observability/chat-events-status.js';
 import type { Lease } from '../../state/lease.js';
 import type { ChatCall, ChatClient } from '../../upstreams/chat/chat-client.js';
 import { EventQueueLost } from '../../upstreams/chat/chat-errors.js';
 import type { ChannelFolder } from '../../upstreams/chat/chat-schemas.js';
-
-/** Where the deployment's one event queue stands (readiness and metrics show it). */
-export type ChatEventsState = 'off' | 'standby' | 'registering' | 'polling' | 'backoff' | 'stopped';
-
-export const CHAT_EVENTS_STATES: readonly ChatEventsState[] = [
-  'off',
-  'standby',
-  'registering',
-  'polling',
-  'backoff',
-  'stopped',
-];
-
-export interface ChatEventsStatus {
-  state: ChatEventsState;
-  /** Events applied (heartbeats included: each advances the queue). */
-  applied: number;
-  /** Queues registered, the first one included. */
-  registrations: number;
-  /** Seconds since the queue last answered a poll; undefined before the first. */
-  lagSeconds: number | undefined;
-}
 
 export interface ChatEvents {
   /** Starts the loop in the background; it ends with stop(). */
