@@ -10,7 +10,7 @@ import {
   createEventsFeature,
   type EventsFeature,
 } from './features/events/events-feature.js';
-import { streamsAllowed } from './features/events/streams-allowed.js';
+import { HEAP_PER_STREAM, streamsAllowed } from './features/events/streams-allowed.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { createCompressingStore } from './cache/compressing-store.js';
@@ -219,6 +219,8 @@ export function createGatewayParts(
     cookie: sessionMode ? cookie : undefined,
     redis: stores.redis,
     keyPrefix: config.redis.keyPrefix,
+    policies: limits.general,
+    state,
     maxStreams: eventsMaxStreams(config.events.maxStreams, server.maxConnections, logger),
     heartbeatSeconds: config.events.heartbeatSeconds,
     // Readiness is built below; a stream opened before it exists is not draining.
@@ -319,7 +321,7 @@ export function createGatewayParts(
     site: false,
   });
   return {
-    handler: chain([edge, ...compressionStages, hits], app),
+    handler: chain([edge, events.stage, ...compressionStages, hits], app),
     opsHandler: separateOps ? chain([opsEdge, ...compressionStages], createOpsApp(ops)) : undefined,
     readiness,
     loader,
@@ -348,7 +350,7 @@ function eventsMaxStreams(
   if (allowed.lowered) {
     logger.warn(
       { wanted: allowed.wanted, heapFits: allowed.max },
-      `event streams capped at ${allowed.max}: more would not fit in half of the heap (about 16 KiB each; raise --max-old-space-size to hold more)`,
+      `event streams capped at ${allowed.max}: more would not fit in half of the heap (about ${Math.round(HEAP_PER_STREAM / 1024)} KiB each; raise --max-old-space-size to hold more)`,
     );
   }
   return allowed.max;

@@ -145,6 +145,23 @@ describe('GET /api/events', () => {
     expect(JSON.parse(refused.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   });
 
+  it('when a client opens streams, then each counts once against its rate limit and the one past it is 429 problem+json', async () => {
+    // Streams open in front of the app (events-stage.ts); a refused one is answered by the
+    // route, which must take the stage's count rather than count the request again.
+    const gw = await gateway({ RATE_LIMIT_PER_CLIENT: '2' });
+    const first = await stream(gw);
+    const second = await stream(gw);
+    await Promise.all([first, second].map((s) => s.next((e) => e.event === 'channel_folders')));
+    expect(first.headers['ratelimit']).toMatch(/;r=1;/);
+    expect(second.headers['ratelimit']).toMatch(/;r=0;/);
+    const refused = await stream(gw);
+    await refused.ended;
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(JSON.parse(refused.body)).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(refused.headers['ratelimit']).toMatch(/;r=0;/);
+  });
+
   it('when the gateway stops, then every stream ends at once and the stop is clean', async () => {
     const gw = await gateway();
     const open = [await stream(gw), await stream(gw), await stream(gw)];

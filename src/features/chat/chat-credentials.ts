@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
@@ -11,6 +12,8 @@ import {
 /** Decides whose chat rights a request uses, and what happens when the server refuses them. */
 export interface ChatCredentialsResolver {
   resolve(req: Request, res: Response): Promise<ChatCredentials>;
+  /** The credentials a request would get, or undefined where resolve() would refuse it. */
+  peek(req: IncomingMessage): Promise<ChatCredentials | undefined>;
   /** The chat server answered 401 to the credentials resolve() gave: the error to answer with. */
   refused(req: Request, res: Response, error: AppError): Promise<AppError>;
 }
@@ -24,6 +27,7 @@ export function createServiceCredentials(credentials: ChatCredentials): ChatCred
   const frozen = Object.freeze({ ...credentials });
   return {
     resolve: () => Promise.resolve(frozen),
+    peek: () => Promise.resolve(frozen),
     refused: (_req, _res, error) => Promise.resolve(error),
   };
 }
@@ -46,6 +50,10 @@ export function createSessionCredentials(options: {
         throw new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
       }
       return session.credentials;
+    },
+    async peek(req) {
+      const id = cookie.read(req);
+      return id === undefined ? undefined : (await sessions.lookup(id))?.credentials;
     },
     async refused(req, res, error) {
       const id = cookie.read(req);

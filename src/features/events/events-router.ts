@@ -6,10 +6,8 @@ import type { SessionCookie } from '../../http/session-cookie.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import { ChannelFoldersQuery } from '../chat/chat-inputs.js';
 import type { ChatService } from '../chat/chat-service.js';
-import { variantOf, type EventHub } from './event-hub.js';
-
-/** A version as the stream sends it: the identity ETag's value (a base64url SHA-256). */
-const VERSION = /^[A-Za-z0-9_-]{43}$/;
+import type { EventHub } from './event-hub.js';
+import { openStream } from './events-stage.js';
 
 export interface EventsRouterOptions {
   hub: EventHub;
@@ -22,12 +20,14 @@ export interface EventsRouterOptions {
 }
 
 /**
- * `GET /api/events` (contract section 2.2). Everything a stream is refused for is refused before
- * its first byte, as problem+json: bad input (400), no session (401), a full or draining
- * instance (503 with Retry-After, so a page's own back-off takes it elsewhere or later).
+ * `GET /api/events` (contract section 2.2) for what the events stage (events-stage.ts) leaves
+ * to the app: everything a stream is refused for, refused before its first byte as
+ * problem+json: bad input (400), no session (401), a full or draining instance (503 with
+ * Retry-After, so a page's own back-off takes it elsewhere or later); and a stream the stage
+ * could not yet tell about (a session store that failed it a moment ago).
  */
 export function createEventsRouter(options: EventsRouterOptions): Router {
-  const { hub, chat } = options;
+  const { hub } = options;
   const router = Router();
   router
     .route('/')
@@ -44,16 +44,7 @@ export function createEventsRouter(options: EventsRouterOptions): Router {
       }
       // 401 without a session (session mode); the stream then follows that session.
       const credentials = await options.credentials.resolve(req, res);
-      const lastEventId = req.headers['last-event-id'];
-      hub.open(res, {
-        variant: variantOf(include_archived),
-        lastEventId:
-          typeof lastEventId === 'string' && VERSION.test(lastEventId) ? lastEventId : undefined,
-        ...(options.cookie ? { session: options.cookie.read(req) } : {}),
-        current: async () =>
-          (await chat.channelFolders({ credentials, requestId: req.id }, include_archived))
-            .representation,
-      });
+      openStream(options, req, res, credentials, include_archived);
     })
     .all(methodNotAllowed(['GET']));
   return router;

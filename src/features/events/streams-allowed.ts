@@ -1,10 +1,12 @@
 /**
- * Heap an open stream holds, measured (npm run bench:events: 5,000 streams took 76 MB of heap,
- * their request and response objects with everything the edge and Express hung on them), and
- * the share of the heap streams may take: past it, 10,000 streams ended the process with a heap
- * out of memory under the production cap, a way to take an instance down by opening streams.
+ * Heap an open stream holds, measured: heap snapshots before and after 2,000 streams give
+ * 11.9 KiB each (its socket, request and response, the head Node keeps, the request's log
+ * binding), and `npm run bench:events` 12.3 KiB with 10,000 (garbage included); 18 KiB when
+ * Express still held them (events-stage.ts). The share of the heap streams may take: past it,
+ * 10,000 streams ended the process with a heap out of memory under the production cap, a way
+ * to take an instance down by opening streams.
  */
-export const HEAP_PER_STREAM = 16 * 1024;
+export const HEAP_PER_STREAM = 12 * 1024;
 const STREAM_HEAP_SHARE = 0.5;
 
 export type StreamsAllowed = { max: number; wanted: number; lowered: boolean } | { error: string };

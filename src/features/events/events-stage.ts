@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import { parseWith } from '../../errors/parse-with.js';
+import type { Stage } from '../../http/edge.js';
+import { countersOf, judge, type RateLimitPolicy } from '../../http/rate-limits.js';
+import { hasBody } from '../../http/request-target.js';
+import type { SessionCookie } from '../../http/session-cookie.js';
+import type { SharedState } from '../../state/shared-state.js';
+import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
+import { ChannelFoldersQuery } from '../chat/chat-inputs.js';
+import type { ChatService } from '../chat/chat-service.js';
+import type { ChatCredentials } from '../../upstreams/chat/chat-client.js';
+import { variantOf, type EventHub } from './event-hub.js';
+
+/** A version as the stream sends it: the identity ETag's value (a base64url SHA-256). */
+const VERSION = /^[A-Za-z0-9_-]{43}$/;
+
+export interface EventsStageOptions {
+  /** The exact path of the route, e.g. `/api/events`. */
+  path: string;
+  hub: EventHub;
+  chat: ChatService;
+  credentials: ChatCredentialsResolver;
+  /** Session mode: the cookie names the session the stream belongs to. */
+  cookie: SessionCookie | undefined;
+  /** The general rate limits, counted once per stream opened as for any request. */
+  policies: readonly RateLimitPolicy[];
+  state: SharedState;
+  maxStreams: number;
+  isDraining(): boolean;
+}
+
+/**
+ * Opens `GET /api/events` streams in front of the app (contract section 2.2), past the edge
+ * (request id, log line, security headers, CORS). A stream lives for hours, and what Express
+ * leaves on a request (its prototypes' state, the router's closures, the parsed query and URL)
+ * would live as long: measured, that was most of a stream's ~18 KiB of heap. Only a stream that
+ * will open is taken here; anything to refuse (bad input, a limit, no session, a full or
+ * draining instance) goes on to the app's route, which answers it as problem+json, and reuses
+ * this request's rate-limit count rather than counting again.
+ */
+export function createEventsStage(options: EventsStageOptions): Stage {
+  const { hub } = options;
+  const full = () => options.isDraining() || hub.size >= options.maxStreams;
+  return (req, res, next) => {
+    const { target } = req;
+    if (req.method !== 'GET' || target?.path !== options.path || hasBody(req) || full()) {
+      return next();
+    }
+    const input = parseWith(ChannelFoldersQuery, parseQuery(target.query), () => undefined);
+    if (input === undefined) return next();
+    open(req, res, input.include_archived).then(
+      (opened) => {
+        if (!opened) next();
+      },
+      // Sessions unreadable (Redis away): the route says so as it would (503).
+      () => next(),
+    );
+  };
+
+  /** Opens the stream, or says it will not (the app's route then answers why). */
+  async function open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    includeArchived: boolean,
+  ): Promise<boolean> {
+    const applicable = countersOf(options.policies, req);
+    const { counts } = await options.state.countAndRead(
+      applicable.map((a) => a.counter),
+      undefined,
+      req.log,
+    );
+    const verdict = judge(applicable, counts);
+    req.admission = { verdict };
+    if (verdict.retryAfterSeconds !== undefined) return false;
+    // Without a session (session mode) the route answers 401 and clears the cookie.
+    const credentials = await options.credentials.peek(req);
+    if (credentials === undefined || full()) return false;
+    for (const [name, value] of verdict.headers) res.setHeader(name, value);
+    openStream(options, req, res, credentials, includeArchived);
+    return true;
+  }
+}
+
+/** Hands the response to the hub as a stream of the caller's folder list. */
+export function openStream(
+  options: Pick<EventsStageOptions, 'hub' | 'chat' | 'cookie'>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  credentials: ChatCredentials,
+  includeArchived: boolean,
+): void {
+  const lastEventId = req.headers['last-event-id'];
+  const requestId = req.id;
+  options.hub.open(res, {
+    variant: variantOf(includeArchived),
+    lastEventId:
+      typeof lastEventId === 'string' && VERSION.test(lastEventId) ? lastEventId : undefined,
+    ...(options.cookie ? { session: options.cookie.read(req) } : {}),
+    current: async () =>
+      (await options.chat.channelFolders({ credentials, requestId }, includeArchived))
+        .representation,
+  });
+}
