@@ -30,9 +30,7 @@ const baseUrl = z
   .refine((url) => url.search === '' && url.hash === '', 'must not contain a query or fragment')
   .transform((url) => url.href.replace(/\/+$/, ''));
 
-const redisUrl = z
-  .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
-  .transform((value) => value);
+const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 
 /** An OTLP endpoint; a collector's credentials may sit in its userinfo or query. */
 const otlpUrl = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });

@@ -44,11 +44,8 @@ function fromClientError(error: object): AppError | undefined {
   return new AppError('BAD_REQUEST', detail, { cause: error });
 }
 
-/**
- * The one place that turns errors into responses (STYLE.md, rule 3). Also called by the
- * redirect proxy, whose callbacks run outside Express's error chain.
- */
-export function sendProblem(req: Request, res: Response, error: unknown): void {
+/** The one place that turns the app's errors into responses (STYLE.md, rule 3). */
+function sendProblem(req: Request, res: Response, error: unknown): void {
   const appError = isAppError(error) ? error : (fromBodyParser(error) ?? toAppError(error));
   const problem = toProblemResponse(appError, req.id);
   // The request's one log line carries the code and source; 5xx add the real error, cause and
