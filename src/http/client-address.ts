@@ -21,6 +21,9 @@ export function clientAddress(req: IncomingMessage, trust: TrustFunction): strin
   return proxyaddr(req, trust);
 }
 
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const CANONICAL_IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+
 /**
  * The address a client is counted under by the rate limits (contract section 1,
  * RATE_LIMIT_IPV6_PREFIX). One household or server holds a whole IPv6 prefix and may rotate
@@ -31,6 +34,9 @@ export function clientAddress(req: IncomingMessage, trust: TrustFunction): strin
  * an address is left as it is.
  */
 export function toRateLimitAddress(address: string, ipv6Prefix: number): string {
+  // The common case, a socket's IPv4 peer, is already as ipaddr.js would write it (parsing it
+  // cost ~1.5% of a cache hit).
+  if (CANONICAL_IPV4.test(address)) return address;
   if (!ipaddr.isValid(address)) return address;
   const ip = ipaddr.process(address);
   if (!(ip instanceof ipaddr.IPv6)) return ip.toString();

@@ -22,6 +22,14 @@ describe('toRateLimitAddress', () => {
     ['an IPv4-mapped address, /128', '::FFFF:203.0.113.5', 128, '203.0.113.5'],
     ['a plain IPv4 address', '203.0.113.5', 64, '203.0.113.5'],
     ['a plain IPv4 address, /48', '203.0.113.5', 48, '203.0.113.5'],
+    [
+      'an IPv4 address with a leading zero (octal, as ipaddr.js reads it)',
+      '010.0.0.1',
+      64,
+      '8.0.0.1',
+    ],
+    ['an IPv4 address with a zero-padded octet', '192.168.001.1', 64, '192.168.1.1'],
+    ['a three-part IPv4 address', '1.2.3', 64, '1.2.0.3'],
     ['something that is not an address', 'unknown', 64, 'unknown'],
   ];
   it.each(cases)('when given %s, then the key is its network', (_name, address, prefix, key) => {
