@@ -11,8 +11,10 @@ import {
   SEARCH_TOKEN,
   createTestGateway,
   type TestGateway,
+  type TestGatewayOptions,
 } from '../helpers/test-gateway.js';
-import { uniquePrefix } from '../helpers/test-redis.js';
+import { TEST_REDIS_URL, uniquePrefix } from '../helpers/test-redis.js';
+import { startHoldProxy } from '../harness/hold-proxy.js';
 
 /*
  * Contract section 2.2, GET /api/events, on real listeners: the chat simulator's event queue
@@ -42,7 +44,10 @@ afterEach(async () => {
   chat.control.loseEventQueues();
 });
 
-async function gateway(env: Record<string, string> = {}, cache?: 'redis'): Promise<TestGateway> {
+async function gateway(
+  env: Record<string, string> = {},
+  cache?: TestGatewayOptions['cache'],
+): Promise<TestGateway> {
   const admin = chat.credentials('administrator');
   const gw = await createTestGateway({
     searchOrigin: search.origin,
@@ -143,6 +148,33 @@ describe('GET /api/events', () => {
     expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(refused.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  });
+
+  it('when two streams open at once against a cap of one, then exactly one opens and the other is 503', async () => {
+    // Both pass the stage's first look at the cap; Redis's answers to their rate-limit counts
+    // are held until both have asked, so both are between that look and their opening at once.
+    const { hostname, port } = new URL(TEST_REDIS_URL);
+    const redis = await startHoldProxy({ host: hostname, port: Number(port) });
+    try {
+      const gw = await gateway(
+        { EVENTS_MAX_STREAMS: '1' },
+        { redisUrl: `redis://${redis.host}:${redis.port}` },
+      );
+      const counted = () => redis.count(/ratelimit:client:/);
+      const before = counted();
+      redis.hold();
+      const opening = [stream(gw), stream(gw)];
+      await redis.until(() => counted() >= before + 2);
+      redis.release();
+      const both = await Promise.all(opening);
+      await Promise.all(both.map((s) => (s.status === 200 ? s.next(() => true) : s.ended)));
+      expect(both.map((s) => s.status).sort()).toEqual([200, 503]);
+    } finally {
+      redis.release();
+      for (const s of streams.splice(0)) s.close();
+      await Promise.all(gateways.splice(0).map((gw) => gw.close()));
+      await redis.close();
+    }
   });
 
   it('when a client opens streams, then each counts once against its rate limit and the one past it is 429 problem+json', async () => {
