@@ -72,4 +72,9 @@ if (!existsSync(promtool) && !onPath('promtool')) {
     rmSync(work, { recursive: true, force: true });
   }
 }
+// `npm run test:loaded` keeps both cores busy while the suite runs (test/setup/loaded-suite.ts).
+if (process.argv.includes('--stress-ng') && !onPath('stress-ng')) {
+  say('installing stress-ng from Debian');
+  apt(['install', '-y', '-qq', 'stress-ng']);
+}
 say('redis-server, chromium and promtool are ready');
