@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
-import { serializeError } from '../logging/create-logger.js';
+import { serializeError } from '../logging/serialize-error.js';
 
 /** Probes poll these every few seconds; a 503 from /readyz while draining is by design. */
 const UNLOGGED = new Set(['/healthz', '/readyz']);

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { createSecretScrubber } from '../security/scrub-secrets.js';
+import { serializeError } from './serialize-error.js';
 
 /**
  * Paths pino blanks out wherever they appear in a log object: the credentials browsers and
@@ -21,22 +22,6 @@ export const REDACTED_PATHS = [
   '*.clientToken',
   '*.token',
 ];
-
-/**
- * pino's error serializer, without what a Redis error carries of its command: ioredis puts the
- * command's arguments on its errors (the password of a refused AUTH, a session record, a key),
- * and those must not reach a log line. The command's name stays.
- */
-export function serializeError(error: unknown): unknown {
-  const serialized = pino.stdSerializers.err(error as Error) as unknown;
-  if (typeof serialized !== 'object' || serialized === null) return serialized;
-  const command = (serialized as { command?: unknown }).command;
-  if (typeof command === 'object' && command !== null) {
-    const { name } = command as { name?: unknown };
-    return { ...serialized, command: { name } };
-  }
-  return serialized;
-}
 
 export interface LoggerOptions {
   level: string;
