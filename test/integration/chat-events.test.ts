@@ -151,6 +151,12 @@ describe('the chat event queue', () => {
     chat.control.updateChannelFolder(first!.id, { name: 'Changed while lost' });
     await until(async () => (await folderNames(gw)).includes('Changed while lost'), 'the snapshot');
     expect(registrations()).toHaveLength(2);
+    // The server's documented answer to a lost queue is the gateway's input refused, not its fault.
+    const metrics = (await request(gw.app).get('/metrics')).text;
+    expect(metrics).toMatch(
+      /gateway_upstream_request_duration_seconds_count\{upstream="chat",operation="events",outcome="client_error"\} [1-9]/,
+    );
+    expect(metrics).not.toMatch(/operation="events",outcome="local_error"/);
   });
 
   it('when registering is rate limited, then the gateway backs off and registers after it', async () => {

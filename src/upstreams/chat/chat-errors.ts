@@ -18,11 +18,13 @@ export type ChatOperation =
 
 /**
  * The event queue is gone (GET /events' BAD_EVENT_QUEUE_ID: garbage-collected, or the server
- * restarted): the client registers a new one and takes its snapshot as the truth.
+ * restarted): the client registers a new one and takes its snapshot as the truth. One of the
+ * error family, a documented refusal of what the gateway sent (a 400 from the chat server):
+ * its call's outcome is `client_error`, and it is no fault for the breaker.
  */
-export class EventQueueLost extends Error {
+export class EventQueueLost extends AppError {
   constructor(readonly queueId: string) {
-    super('the chat server no longer has the event queue');
+    super('BAD_REQUEST', 'The chat server no longer has the event queue.', { source: 'chat' });
     this.name = 'EventQueueLost';
   }
 }
