@@ -1,6 +1,4 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { isAppError } from '../errors/app-error.js';
-import { statusOf } from '../errors/to-problem.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import { CHAT_EVENTS_STATES, type ChatEventsStatus } from './chat-events-status.js';
 import { PlainHistogram } from './plain-histogram.js';
@@ -38,33 +36,6 @@ export interface EventStreamsStatus {
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const BREAKER_STATE = { closed: 0, 'half-open': 1, open: 2 } as const;
-
-/**
- * What became of an upstream call, as the `outcome` label says it (docs/operations.md lists them):
- * success, client_error (the upstream refused the caller's input), rate_limited, timeout,
- * unavailable, error (a 5xx), bad_response, auth_failed, circuit_open, local_error.
- */
-export function outcomeOf(error: unknown): string {
-  if (!isAppError(error)) return 'local_error';
-  switch (error.code) {
-    case 'RATE_LIMITED':
-      return 'rate_limited';
-    case 'UPSTREAM_TIMEOUT':
-      return 'timeout';
-    case 'UPSTREAM_UNAVAILABLE':
-      return 'unavailable';
-    case 'UPSTREAM_ERROR':
-      return 'error';
-    case 'UPSTREAM_BAD_RESPONSE':
-      return 'bad_response';
-    case 'UPSTREAM_AUTH_FAILED':
-      return 'auth_failed';
-    case 'SERVICE_UNAVAILABLE':
-      return error.source === 'gateway' ? 'local_error' : 'circuit_open';
-    default:
-      return statusOf(error.code) < 500 ? 'client_error' : 'local_error';
-  }
-}
 
 export function createMetrics(options: { enabled: boolean }): Metrics {
   const registry = new Registry();

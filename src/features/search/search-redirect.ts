@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../errors/app-error.js';
-import { retryAfterSeconds } from '../../resilience/retry-after.js';
+import { rateLimitedBy } from '../../upstreams/http/status-errors.js';
 import type { Upstream } from '../../upstreams/http/upstream.js';
 import type { LinkSigner } from './link-signature.js';
 
@@ -57,16 +57,7 @@ function redirectError(
   retryAfter: string | undefined,
   retryAfterMaxSeconds: number,
 ): AppError {
-  if (status === 429) {
-    return new AppError(
-      'RATE_LIMITED',
-      'The search service is rate limiting requests; try again later.',
-      {
-        source: 'search',
-        retryAfterSeconds: retryAfterSeconds(retryAfter, { maxSeconds: retryAfterMaxSeconds }),
-      },
-    );
-  }
+  if (status === 429) return rateLimitedBy('search', retryAfter, retryAfterMaxSeconds);
   if (status >= 400 && status < 500) {
     // The query string is the browser's own, forwarded untouched: a rejection is about the link.
     return new AppError(

@@ -1,5 +1,5 @@
 import { AppError, type ErrorCode } from '../../errors/app-error.js';
-import { retryAfterSeconds } from '../../resilience/retry-after.js';
+import { failedWith, rateLimitedBy, unexpectedStatus } from '../http/status-errors.js';
 import type { UpstreamResponse } from '../http/upstream.js';
 import { ChatEnvelope } from './chat-schemas.js';
 
@@ -70,16 +70,10 @@ export function toChatError(
     // Zulip sends fractional seconds, in the header and as `retry-after` in the body.
     const bodyRetry = (body as Record<string, unknown> | undefined)?.['retry-after'];
     const header = response.headers['retry-after'];
-    return new AppError(
-      'RATE_LIMITED',
-      'The chat server is rate limiting requests; try again later.',
-      {
-        source: 'chat',
-        retryAfterSeconds: retryAfterSeconds(
-          header === undefined && typeof bodyRetry === 'number' ? bodyRetry : header,
-          { maxSeconds: retryAfterMaxSeconds },
-        ),
-      },
+    return rateLimitedBy(
+      'chat',
+      header === undefined && typeof bodyRetry === 'number' ? bodyRetry : header,
+      retryAfterMaxSeconds,
     );
   }
   if (status === 401 && (operation === 'login' || operation === 'me')) {
@@ -103,11 +97,7 @@ export function toChatError(
       },
     );
   }
-  if (status >= 500) {
-    return new AppError('UPSTREAM_ERROR', `The chat server failed (HTTP ${status}).`, {
-      source: 'chat',
-    });
-  }
+  if (status >= 500) return failedWith('chat', status);
   if (!envelope.success || envelope.data.result !== 'error') {
     return new AppError(
       'UPSTREAM_BAD_RESPONSE',
@@ -127,15 +117,7 @@ export function toChatError(
       },
     );
   }
-  if (status !== 400 && status !== 403 && status !== 404) {
-    return new AppError(
-      'UPSTREAM_BAD_RESPONSE',
-      `The chat server answered with unexpected HTTP ${status}.`,
-      {
-        source: 'chat',
-      },
-    );
-  }
+  if (status !== 400 && status !== 403 && status !== 404) return unexpectedStatus('chat', status);
   const message = scrub(envelope.data.msg).slice(0, MAX_DETAIL);
   return new AppError(classify(message, operation), message, { source: 'chat' });
 }

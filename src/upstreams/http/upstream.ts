@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import { Pool } from 'undici';
 import type { BreakerThresholds } from '../../../config/load-config.js';
 import { AppError } from '../../errors/app-error.js';
-import { isUpstreamFault } from '../../errors/upstream-failure.js';
-import { outcomeOf, type Metrics } from '../../observability/metrics.js';
+import { isUpstreamFault, upstreamOutcome } from '../../errors/upstream-failure.js';
+import type { Metrics } from '../../observability/metrics.js';
 import {
   TRACE_HEADERS,
   outgoingTraceHeaders,
@@ -298,7 +298,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     try {
       return await (guarded ? breaker.run(run) : run());
     } catch (error) {
-      outcome = outcomeOf(error);
+      outcome = upstreamOutcome(error);
       throw error;
     } finally {
       options.metrics.observeUpstream(

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors/app-error.js';
 import { parseWith } from '../../errors/parse-with.js';
-import { retryAfterSeconds } from '../../resilience/retry-after.js';
+import { failedWith, rateLimitedBy, unexpectedStatus } from '../http/status-errors.js';
 import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
 import type { Upstream, UpstreamResponse } from '../http/upstream.js';
 import { ResultList } from './search-schemas.js';
@@ -88,16 +88,7 @@ function cutToItems(json: unknown, maxItems: number): unknown {
 function toSearchError(response: UpstreamResponse, retryAfterMaxSeconds: number): AppError {
   const { status } = response;
   if (status === 429) {
-    return new AppError(
-      'RATE_LIMITED',
-      'The search service is rate limiting requests; try again later.',
-      {
-        source: 'search',
-        retryAfterSeconds: retryAfterSeconds(response.headers['retry-after'], {
-          maxSeconds: retryAfterMaxSeconds,
-        }),
-      },
-    );
+    return rateLimitedBy('search', response.headers['retry-after'], retryAfterMaxSeconds);
   }
   if (status === 401 || status === 403) {
     return new AppError(
@@ -106,14 +97,6 @@ function toSearchError(response: UpstreamResponse, retryAfterMaxSeconds: number)
       { source: 'search' },
     );
   }
-  if (status >= 500) {
-    return new AppError('UPSTREAM_ERROR', `The search service failed (HTTP ${status}).`, {
-      source: 'search',
-    });
-  }
-  return new AppError(
-    'UPSTREAM_BAD_RESPONSE',
-    `The search service answered with unexpected HTTP ${status}.`,
-    { source: 'search' },
-  );
+  if (status >= 500) return failedWith('search', status);
+  return unexpectedStatus('search', status);
 }
