@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseWith } from '../errors/parse-with.js';
+import type { Logger } from 'pino';
 import type { EncodedBodies } from './encodings.js';
 
 /** The only media types the gateway caches; anything else in a stored entry makes it corrupt. */
@@ -127,4 +128,21 @@ export function decodeEntry(raw: Buffer, known?: EntryBodies): CacheEntry | unde
     gzip: bodies.subarray(length + brLength),
   };
   return { ...rest, body, encoded };
+}
+
+/**
+ * A value read from the store as an entry, for the hit's read and the miss's alike: anything
+ * that is not an intact entry of this version (or, when only its header was read, not the
+ * bodies `known` holds) is a miss with one warning, never a failed request (contract section 4).
+ */
+export function readStoredEntry(
+  raw: Buffer,
+  key: string,
+  log: Logger,
+  known?: { readonly bodies: EntryBodies; readonly digest: string },
+): CacheEntry | undefined {
+  const entry = decodeEntry(raw, known?.bodies);
+  if (entry !== undefined && (known === undefined || entry.digest === known.digest)) return entry;
+  log.warn({ key }, 'corrupt cache entry ignored; treating as a miss');
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { createLogThrottle } from '../logging/log-throttle.js';
-import { decodeEntry, encodeEntry, type CacheEntry } from './cache-entry.js';
+import { encodeEntry, readStoredEntry, type CacheEntry } from './cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
 import { lockKeyOf, waitersKeyOf, type FlightRelease } from './flight-coordinator.js';
@@ -64,10 +64,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
         return undefined;
       }
       if (raw === null) return undefined;
-      const entry = decodeEntry(raw);
-      if (entry === undefined)
-        logger.warn({ key }, 'corrupt cache entry ignored; treating as a miss');
-      return entry;
+      return readStoredEntry(raw, key, logger);
     },
     async set(key: string, entry: CacheEntry, release?: FlightRelease) {
       const ttlMs = entry.errorUntil - now();

@@ -8,7 +8,7 @@ import {
   type ClaimRequest,
   type FlightClaim,
 } from '../cache/flight-coordinator.js';
-import { decodeEntry, type CacheEntry } from '../cache/cache-entry.js';
+import { readStoredEntry, type CacheEntry } from '../cache/cache-entry.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import { createLogThrottle } from '../logging/log-throttle.js';
 import type { MemoryCounters } from './memory-counters.js';
@@ -235,15 +235,15 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
       });
       const raw = read === undefined ? null : (reply[2 * counters.length] ?? null);
       let entry: CacheEntry | undefined;
-      if (raw instanceof Buffer) {
+      if (raw instanceof Buffer && read !== undefined) {
         const bodyOmitted = reply[2 * counters.length + 1] === 1 && known !== undefined;
-        entry = decodeEntry(raw, bodyOmitted ? known.body : undefined);
-        if (entry !== undefined && bodyOmitted && entry.digest !== known.digest) entry = undefined;
-        if (entry === undefined) {
-          (log ?? logger).warn({ key: read }, 'corrupt cache entry ignored; treating as a miss');
-        } else if (!bodyOmitted && read !== undefined) {
-          bodies.set(read, entry);
-        }
+        entry = readStoredEntry(
+          raw,
+          read,
+          log ?? logger,
+          bodyOmitted ? { bodies: known.body, digest: known.digest } : undefined,
+        );
+        if (entry !== undefined && !bodyOmitted) bodies.set(read, entry);
       }
       return { counts, entry, ...claimOf(reply[2 * counters.length + 2], claim) };
     },
