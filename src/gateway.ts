@@ -1,5 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener, Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.js';
@@ -39,6 +38,8 @@ export interface Gateway {
 
 /** How long start() waits for Redis before serving without it (it keeps reconnecting). */
 const REDIS_CONNECT_WAIT_MS = 1000;
+/** Connections the operations listener takes at once: probes and a few scrapers. */
+const OPS_MAX_CONNECTIONS = 64;
 
 export interface GatewayDependencies {
   logger: Logger;
@@ -68,8 +69,15 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
   let url: string | undefined;
   let opsUrl: string | undefined;
   // OPS_PORT: probes and scrapes on a listener of their own, outside MAX_CONNECTIONS, so they
-  // are answered while the public port is flooded (contract section 1).
-  const ops = parts.opsHandler ? createServer(parts.opsHandler) : undefined;
+  // are answered while the public port is flooded (contract section 1). Built like the public
+  // one (timeouts, problem+json for unreadable requests), with a cap of its own.
+  const ops = parts.opsHandler
+    ? createHttpServer({
+        handler: parts.opsHandler,
+        limits: { ...config.client, maxConnections: OPS_MAX_CONNECTIONS },
+        logger,
+      })
+    : undefined;
 
   async function connect(): Promise<void> {
     if (!parts.redis) {
@@ -125,7 +133,7 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
       url = await http.listen(config.port, config.host);
       parts.chatEvents?.start();
       if (ops && config.opsPort !== undefined)
-        opsUrl = await listen(ops, config.opsPort, config.host);
+        opsUrl = await ops.listen(config.opsPort, config.host);
       logger.info({ maxConnections }, 'client connections capped');
     },
     async stop() {
@@ -147,24 +155,12 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
       const clean = await Promise.race([drained, hardDeadline]);
       await Promise.race([eventsStopped, hardDeadline]);
       if (!clean) http.destroyAll();
-      if (ops?.listening) {
-        ops.closeAllConnections();
-        await new Promise<void>((resolve) => ops.close(() => resolve()));
+      if (ops) {
+        ops.destroyAll();
+        await ops.close();
       }
       await close(!clean);
       return clean;
     },
   };
-}
-
-function listen(server: Server, port: number, host: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address() as AddressInfo;
-      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve(`http://${shown}:${address.port}`);
-    });
-  });
 }

@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { promtoolFindings, sample } from '../helpers/promtool.js';
+import { openClient, parseWire } from '../helpers/raw-socket.js';
 import { BROWSER_HEADERS, type TestGateway } from '../helpers/test-gateway.js';
 import { useUpstreams } from '../helpers/upstreams.js';
 
@@ -148,6 +149,16 @@ describe('GET /metrics', () => {
 });
 
 describe('the operations port (OPS_PORT)', () => {
+  it('when a request on OPS_PORT cannot be parsed, then it gets problem+json as on the public port', async () => {
+    const gw = await upstreams.gateway({ env: { OPS_PORT: '0' } });
+    const client = await openClient(gw.gateway.opsUrl!);
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    const answer = parseWire(await client.closed);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['content-type']).toEqual(['application/problem+json; charset=utf-8']);
+    expect(JSON.parse(answer.text)).toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
   it('when the public port is flooded to its connection cap, then probes and scrapes on OPS_PORT still answer, and only there', async () => {
     const gw = await upstreams.gateway({ env: { OPS_PORT: '0', MAX_CONNECTIONS: '2' } });
     const ops = gw.gateway.opsUrl!;
