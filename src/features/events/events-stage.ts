@@ -34,7 +34,7 @@ export interface EventsStageOptions {
  * Opens `GET /api/events` streams in front of the app (contract section 2.2), past the edge
  * (request id, log line, security headers, CORS). A stream lives for hours, and what Express
  * leaves on a request (its prototypes' state, the router's closures, the parsed query and URL)
- * would live as long: measured, that was most of a stream's ~18 KiB of heap. Only a stream that
+ * would live as long: measured with heap snapshots, 4.2 KiB of a stream's 17.7. Only a stream that
  * will open is taken here; anything to refuse (bad input, a limit, no session, a full or
  * draining instance) goes on to the app's route, which answers it as problem+json, and reuses
  * this request's rate-limit count rather than counting again.
