@@ -41,6 +41,12 @@ export interface HttpServer {
  */
 const MAX_QUEUED_PER_CONNECTION = 16;
 
+/**
+ * How long a stop waits for the first request of a connection that has sent none yet: enough
+ * for a client already sending one, far below any stop deadline.
+ */
+const FIRST_REQUEST_GRACE_MS = 1000;
+
 /** Node's own parser failures, as the contract's problems (section 3). */
 function parserProblem(code: string | undefined): { code: ErrorCode; detail: string } {
   if (code === 'HPE_HEADER_OVERFLOW') {
@@ -91,6 +97,8 @@ export function createHttpServer(options: {
   // Requests under way per connection: a connection with none is idle, even one that never
   // sent a request (closeIdleConnections() does not see those).
   const busy = new Map<Socket, number>();
+  /** Connections that have sent a request: idle ones among them are closed at once at a stop. */
+  const used = new WeakSet<Socket>();
   let stopping = false;
   server.on('connection', (socket: Socket) => {
     busy.set(socket, 0);
@@ -121,6 +129,7 @@ export function createHttpServer(options: {
   }
   server.on('request', (req, res) => {
     const socket = req.socket;
+    used.add(socket);
     if (stopping) res.shouldKeepAlive = false;
     res.once('finish', () => {
       if (socket.writableLength > limits.responseBufferMaxBytes) {
@@ -193,7 +202,18 @@ export function createHttpServer(options: {
       const closed = server.listening
         ? new Promise<void>((resolve) => server.close(() => resolve()))
         : Promise.resolve();
-      for (const [socket, requests] of busy) if (requests === 0) socket.destroy();
+      for (const [socket, requests] of busy) {
+        if (requests > 0) continue;
+        // A connection that has not sent its first request yet may be sending it right now
+        // (a client that was told `Connection: close` and came back on a new one): it gets a
+        // moment to, and is answered; one that stays silent is closed after it.
+        if (used.has(socket)) socket.destroy();
+        else
+          setTimeout(
+            () => busy.get(socket) === 0 && socket.destroy(),
+            FIRST_REQUEST_GRACE_MS,
+          ).unref();
+      }
       return closed;
     },
     destroyAll() {

@@ -11,6 +11,7 @@ import {
   whenClosed,
   type RawClient,
 } from '../helpers/raw-socket.js';
+import { eventually } from '../helpers/eventually.js';
 import { asResponse, expectProblem } from './expect-problem.js';
 
 /*
@@ -304,4 +305,20 @@ describe('clients that never read their answers', () => {
     expect(answerBytes).toBeGreaterThan(64 * 1024);
     client.socket.destroy();
   }, 60_000);
+});
+
+describe('a stop and a connection that has not sent its request yet', () => {
+  it('when a connection opened before the stop sends its first request after the listener closed, then it is answered with Connection: close, not reset', async () => {
+    // A client told `Connection: close` during the drain comes back on a new connection; a stop
+    // that closed every connection without a request under way reset it mid-send.
+    const gw = await upstreams.gateway();
+    const client = await openClient(gw.gateway.url);
+    const stopped = gw.gateway.stop();
+    await eventually(() => !gw.gateway.server.listening, { what: 'the listener closed' });
+    client.socket.write('GET /healthz HTTP/1.1\r\nHost: gateway\r\n\r\n');
+    const answer = parseResponse(await client.closed);
+    expect(answer.status).toBe(200);
+    expect(answer.headers['connection']).toBe('close');
+    expect(await stopped).toBe(true);
+  });
 });
