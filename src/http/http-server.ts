@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -46,6 +48,11 @@ const MAX_QUEUED_PER_CONNECTION = 16;
  * for a client already sending one, far below any stop deadline.
  */
 const FIRST_REQUEST_GRACE_MS = 1000;
+
+/** A stop closes the listener once no connection has been accepted for this long… */
+const QUIET_ACCEPTS_MS = 50;
+/** …or after this, whatever keeps connecting. */
+const QUIET_ACCEPTS_MAX_MS = 1000;
 
 /** Node's own parser failures, as the contract's problems (section 3). */
 function parserProblem(code: string | undefined): { code: ErrorCode; detail: string } {
@@ -100,7 +107,9 @@ export function createHttpServer(options: {
   /** Connections that have sent a request: idle ones among them are closed at once at a stop. */
   const used = new WeakSet<Socket>();
   let stopping = false;
+  let lastAccepted = 0;
   server.on('connection', (socket: Socket) => {
+    lastAccepted = performance.now();
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
   });
@@ -198,7 +207,16 @@ export function createHttpServer(options: {
         if (response && !response.headersSent) response.shouldKeepAlive = false;
       }
     },
-    close() {
+    async close() {
+      // Closing a listener resets the connections still waiting in its accept queue: clients
+      // told `Connection: close` during the drain come back on new connections, so the listener
+      // closes once accepting has been quiet for a moment (or after a bound), not mid-wave.
+      const bound = performance.now() + QUIET_ACCEPTS_MAX_MS;
+      while (server.listening && performance.now() < bound) {
+        const quietFor = performance.now() - lastAccepted;
+        if (quietFor >= QUIET_ACCEPTS_MS) break;
+        await sleep(QUIET_ACCEPTS_MS - quietFor);
+      }
       const closed = server.listening
         ? new Promise<void>((resolve) => server.close(() => resolve()))
         : Promise.resolve();
@@ -214,7 +232,7 @@ export function createHttpServer(options: {
             FIRST_REQUEST_GRACE_MS,
           ).unref();
       }
-      return closed;
+      await closed;
     },
     destroyAll() {
       server.closeAllConnections();
