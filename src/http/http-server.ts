@@ -107,9 +107,9 @@ export function createHttpServer(options: {
   /** Connections that have sent a request: idle ones among them are closed at once at a stop. */
   const used = new WeakSet<Socket>();
   let stopping = false;
-  let lastAccepted = 0;
+  let accepted = 0;
   server.on('connection', (socket: Socket) => {
-    lastAccepted = performance.now();
+    accepted += 1;
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
   });
@@ -212,10 +212,11 @@ export function createHttpServer(options: {
       // told `Connection: close` during the drain come back on new connections, so the listener
       // closes once accepting has been quiet for a moment (or after a bound), not mid-wave.
       const bound = performance.now() + QUIET_ACCEPTS_MAX_MS;
-      while (server.listening && performance.now() < bound) {
-        const quietFor = performance.now() - lastAccepted;
-        if (quietFor >= QUIET_ACCEPTS_MS) break;
-        await sleep(QUIET_ACCEPTS_MS - quietFor);
+      // At least one wait, so connections the kernel holds are accepted before the check.
+      while (server.listening) {
+        const before = accepted;
+        await sleep(QUIET_ACCEPTS_MS);
+        if (accepted === before || performance.now() >= bound) break;
       }
       const closed = server.listening
         ? new Promise<void>((resolve) => server.close(() => resolve()))
