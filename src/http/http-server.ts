@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as afterPoll, setTimeout as sleep } from 'node:timers/promises';
 import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -212,10 +212,13 @@ export function createHttpServer(options: {
       // told `Connection: close` during the drain come back on new connections, so the listener
       // closes once accepting has been quiet for a moment (or after a bound), not mid-wave.
       const bound = performance.now() + QUIET_ACCEPTS_MAX_MS;
-      // At least one wait, so connections the kernel holds are accepted before the check.
+      // At least one wait, so connections the kernel holds are accepted before the check. A
+      // loop that was blocked runs its due timers before it polls for I/O, so the check waits
+      // for the poll phase after the timer: connections queued meanwhile are accepted first.
       while (server.listening) {
         const before = accepted;
         await sleep(QUIET_ACCEPTS_MS);
+        await afterPoll();
         if (accepted === before || performance.now() >= bound) break;
       }
       const closed = server.listening

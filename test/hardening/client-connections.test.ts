@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import { createHttpServer } from '../../src/http/http-server.js';
 import { APP_ORIGIN } from '../helpers/test-gateway.js';
 import { useUpstreams } from '../helpers/upstreams.js';
 import {
@@ -320,5 +322,36 @@ describe('a stop and a connection that has not sent its request yet', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers['connection']).toBe('close');
     expect(await stopped).toBe(true);
+  });
+
+  it("when connections reach the kernel while the event loop is blocked through the stop's quiet wait, then they are accepted and answered, not reset", async () => {
+    // A starved process wakes with its quiet-wait timer due and connections in the accept
+    // queue; timers run before the loop polls for I/O, and closing the listener then would
+    // reset every queued connection.
+    const http = createHttpServer({
+      handler: (_req, res) => res.end('ok'),
+      limits: {
+        maxConnections: 100,
+        headersTimeoutMs: 60_000,
+        requestTimeoutMs: 60_000,
+        keepAliveTimeoutMs: 60_000,
+        idleTimeoutMs: 60_000,
+        responseBufferMaxBytes: 1 << 20,
+      },
+      logger: pino({ level: 'silent' }),
+    });
+    const url = await http.listen(0, '127.0.0.1');
+    http.beginStop();
+    const closed = http.close();
+    // connect() is sent at once; the kernel completes the handshakes while the loop is blocked.
+    const opening = Array.from({ length: 8 }, () => openClient(url));
+    const blockedUntil = performance.now() + 120;
+    while (performance.now() < blockedUntil); // past the 50 ms quiet wait
+    const clients = await Promise.all(opening);
+    for (const client of clients) client.socket.write('GET / HTTP/1.1\r\nHost: gateway\r\n\r\n');
+    const answers = await Promise.all(clients.map(async (c) => parseResponse(await c.closed)));
+    expect(answers.map((a) => a.status)).toEqual(clients.map(() => 200));
+    await closed;
+    expect(http.server.listening).toBe(false);
   });
 });
