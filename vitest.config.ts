@@ -3,6 +3,16 @@ import { defineConfig } from 'vitest/config';
 /** A private redis-server for the project's run (test/setup/test-redis-server.ts). */
 const withRedis = 'test/setup/test-redis-server.ts';
 
+/*
+ * Two groups, one after the other. First the in-process files, four at a time, each worker
+ * keeping its modules from file to file (isolate: false): they wait on sockets and timers more
+ * than they compute, so four share two cores well. Then the files
+ * that run gateways, Redis Clusters and Sentinels as child processes under load and judge them
+ * against deadlines (500 ms in the fault scenarios): two at a time, with the first group done.
+ */
+const inProcess = { maxWorkers: 4, isolate: false, sequence: { groupOrder: 0 } };
+const childProcesses = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+
 export default defineConfig({
   test: {
     // The machines are shared and have 2 cores; deadline tests use generous margins.
@@ -12,11 +22,16 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/static/**/*.test.ts'] },
+        test: {
+          ...inProcess,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts', 'test/static/**/*.test.ts'],
+        },
       },
       {
         extends: true,
         test: {
+          ...inProcess,
           name: 'integration',
           include: [
             'test/integration/**/*.test.ts',
@@ -30,18 +45,20 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], globalSetup: [withRedis] },
-      },
-      {
-        extends: true,
-        // Redis Cluster and Sentinel of their own (test/harness/redis-topologies.ts).
-        test: { name: 'scale-out', include: ['test/scale-out/**/*.test.ts'] },
+        test: {
+          ...inProcess,
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: [withRedis],
+        },
       },
       {
         extends: true,
         test: {
+          ...childProcesses,
           name: 'fault',
-          include: ['test/fault-injection/**/*.test.ts'],
+          // scale-out: Redis Clusters and Sentinels of their own (test/harness/redis-topologies.ts).
+          include: ['test/fault-injection/**/*.test.ts', 'test/scale-out/**/*.test.ts'],
           // They run the production build as a child process: never a stale one.
           globalSetup: [withRedis, 'test/harness/current-build.ts'],
         },

@@ -280,7 +280,7 @@ export function createGatewayParts(
   const separateOps = config.opsPort !== undefined;
   const app: RequestListener = createApp({
     ...(separateOps ? {} : { ops }),
-    docs: createDocsRouter(createOpenApiDocument(openApiOptions(config))),
+    docs: createDocsRouter(() => createOpenApiDocument(openApiOptions(config))),
     trust,
     bodyLimitBytes: config.bodyLimitBytes,
     site:

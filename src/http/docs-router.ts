@@ -58,17 +58,20 @@ function swaggerUiDirectory(): string {
 }
 
 /**
- * `GET /openapi.json` (the document, serialised once) and `GET /docs` (contract section 2):
+ * `GET /openapi.json` (the document, made and serialised on its first request: most gateways
+ * never serve it) and `GET /docs` (contract section 2):
  * Swagger UI rendering it, with every asset served by the gateway itself, no CDN. The document
  * is compressed once, on its first compressed request, and Swagger UI's text files likewise
  * (contract section 4): they never change while the gateway runs. They are read on their first
  * request, not at start-up: most gateways never serve /docs, and its bundle is 1.7 MB.
  */
-export function createDocsRouter(document: object): Router {
-  const openapi = toEncodable(
-    Buffer.from(JSON.stringify(document), 'utf8'),
-    'application/json; charset=utf-8',
-  );
+export function createDocsRouter(describe: () => object): Router {
+  let openapi: EncodableRepresentation | undefined;
+  const document = () =>
+    (openapi ??= toEncodable(
+      Buffer.from(JSON.stringify(describe()), 'utf8'),
+      'application/json; charset=utf-8',
+    ));
   const dist = swaggerUiDirectory();
   const held = new Map<string, Promise<EncodableRepresentation>>();
   const textAsset = (name: string, contentType: string) => {
@@ -86,7 +89,7 @@ export function createDocsRouter(document: object): Router {
     .route('/openapi.json')
     .get((req, res) => {
       res.setHeader('Cache-Control', 'no-cache');
-      sendEncoded(req, res, openapi);
+      sendEncoded(req, res, document());
     })
     .all(methodNotAllowed(['GET']));
   router
