@@ -8,7 +8,7 @@
  */
 const LAYERS = [
   ['config'],
-  ['src/errors', 'src/security'],
+  ['src/errors', 'src/security', 'src/lifecycle'],
   ['src/logging'],
   ['src/redis', 'src/resilience'],
   ['src/observability', 'src/health'],

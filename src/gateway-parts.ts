@@ -14,7 +14,6 @@ import { HEAP_PER_STREAM, streamsAllowed } from './features/events/streams-allow
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
 import { createCompressingStore } from './cache/compressing-store.js';
-import type { FlightCoordinator } from './cache/flight-coordinator.js';
 import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
 import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
 import {
@@ -39,13 +38,14 @@ import { createHitPath } from './http/hit-path.js';
 import { createAttemptLimit, createRateLimitGuard, createRateLimits } from './http/rate-limits.js';
 import { createSessionCookie } from './http/session-cookie.js';
 import { createStaticSite } from './http/static-site.js';
+import type { Lifecycle } from './lifecycle/lifecycle.js';
 import type { Breaker } from './resilience/circuit-breaker.js';
 import { createSecretScrubber } from './security/scrub-secrets.js';
 import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
 import { createSessionSealer } from './sessions/session-crypto.js';
 import { createSessionManager } from './sessions/session-manager.js';
 import { createChatClient } from './upstreams/chat/chat-client.js';
-import { createUpstream, type Upstream } from './upstreams/http/upstream.js';
+import { createUpstream } from './upstreams/http/upstream.js';
 import { createSearchStatus } from './upstreams/search/search-status.js';
 
 /** Everything the gateway is made of, built from configuration, not yet connected. */
@@ -57,16 +57,12 @@ export interface GatewayParts {
   readiness: Readiness;
   loader: CachedLoader;
   cache: CacheStore;
+  /** Redis, when configured (its connection starts and closes with the lifecycle). */
   redis: RedisConnection | undefined;
-  /** The fleet's single flight: its subscriber connects and closes with Redis. */
-  flights: FlightCoordinator;
   /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
   chatEvents: ChatEvents | undefined;
   /** GET /api/events: open streams and the fleet's change bus. */
   events: EventsFeature;
-  upstreams: readonly Upstream[];
-  /** Breakers other than the upstreams' own (Redis per use), to stop with the rest. */
-  breakers: readonly Breaker[];
 }
 
 /** The search service's status is probed at most this often (contract section 2.1: within 5 s). */
@@ -78,16 +74,17 @@ const UPSTREAM_CONNECTIONS = 64;
 
 /**
  * Wires the gateway from configuration: stores, shared state, upstreams, features, the app and
- * the stages in front of it. Opens nothing; the lifecycle (gateway.ts) decides when sockets
- * open and in which order everything closes.
+ * the stages in front of it. Opens nothing: each part that holds connections registers its
+ * start and close with `lifecycle` where it is made, and gateway.ts runs them.
  */
 export function createGatewayParts(
   config: Config,
   logger: Logger,
   now: () => number,
   server: { maxConnections: number },
+  lifecycle: Lifecycle,
 ): GatewayParts {
-  const stores = createGatewayStores(config, logger, now);
+  const stores = createGatewayStores(config, logger, now, lifecycle);
   const { cache, state } = stores;
   const metrics = createMetrics({ enabled: config.metrics.enabled });
   // COMPRESSION (contract section 4): stored entries keep br and gzip bodies, and every answer
@@ -113,8 +110,8 @@ export function createGatewayParts(
     source: 'search' | 'chat',
     section: Config['search'] | Config['chat'],
     breakerName: string = source,
-  ) =>
-    createUpstream({
+  ) => {
+    const made = createUpstream({
       source,
       breakerName,
       baseUrl: section.baseUrl,
@@ -129,6 +126,10 @@ export function createGatewayParts(
       connections: UPSTREAM_CONNECTIONS,
       metrics,
     });
+    // Forced: calls still running are destroyed rather than awaited.
+    lifecycle.onClose(`${breakerName} upstream`, ({ force }) => made.close({ force }));
+    return made;
+  };
   const searchUpstream = upstream('search', config.search);
   // The click-tracking redirect has a breaker of its own (contract section 6): its query is the
   // caller's choice, so its failures must never pause searches, nor an open search circuit clicks.
@@ -227,6 +228,7 @@ export function createGatewayParts(
     isDraining: () => readiness.draining,
     logger,
   });
+  lifecycle.onStart('event bus', () => events.start());
   metrics.watchEventStreams(() => events.hub.status());
   const routers = {
     [SEARCH_ROUTE]: search.router,
@@ -327,11 +329,8 @@ export function createGatewayParts(
     loader,
     cache,
     redis: stores.redis,
-    flights: stores.flights,
     chatEvents,
     events,
-    upstreams: [searchUpstream, redirectUpstream, chatUpstream],
-    breakers: Object.values(stores.breakers),
   };
 }
 

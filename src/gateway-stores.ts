@@ -9,6 +9,7 @@ import {
 } from './cache/flight-coordinator.js';
 import { createMemoryCacheStore } from './cache/memory-cache-store.js';
 import { createRedisCacheStore } from './cache/redis-cache-store.js';
+import type { Lifecycle } from './lifecycle/lifecycle.js';
 import { createRedisClient, type RedisConnection } from './redis/redis-client.js';
 import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
@@ -34,6 +35,8 @@ export interface GatewayStores {
   breakers: Record<string, Breaker>;
 }
 
+/** Each Redis-backed part registers its start and close with the gateway's lifecycle. */
+
 /** How long a session write waits for a replica to confirm it (Sentinel, Cluster). */
 const SESSION_REPLICA_WAIT_MS = 1000;
 
@@ -44,6 +47,7 @@ export function createGatewayStores(
   config: Config,
   logger: Logger,
   now: () => number,
+  lifecycle: Lifecycle,
 ): GatewayStores {
   const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS, now });
   const redis = createRedisClient({ redis: config.redis, logger });
@@ -61,30 +65,42 @@ export function createGatewayStores(
       breakers: {},
     };
   }
+  // A Redis that is down is a degraded cache, never a failed start: it keeps reconnecting.
+  lifecycle.onStart('redis', () => redis.connect());
+  lifecycle.onClose('redis', ({ force }) =>
+    force ? redis.disconnect() : redis.quit().catch(() => redis.disconnect()),
+  );
   // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
   // take sessions or rate limits down with it. Three failures and that use skips Redis for a
   // second rather than paying its command timeout on every request.
   const breakers: Record<string, Breaker> = {};
-  const breaker = (use: string) =>
-    (breakers[`redis-${use}`] = createBreaker({
-      name: `redis-${use}`,
+  const breaker = (use: string) => {
+    const name = `redis-${use}`;
+    const made = createBreaker({
+      name,
       thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
       logger,
       isFailure: () => true,
       openError: () => new Error(`redis (${use}) circuit open`),
-    }));
+    });
+    lifecycle.onClose(name, () => made.shutdown());
+    return (breakers[name] = made);
+  };
   const cacheBreaker = breaker('cache');
+  const flights = createRedisFlights({
+    redis,
+    prefix: config.redis.keyPrefix,
+    // A holder that died frees the key once its longest call would have ended.
+    lockMs: config.longestUpstreamDeadlineMs + 1000,
+    breaker: cacheBreaker,
+    logger,
+  });
+  lifecycle.onStart('single-flight subscriber', () => flights.start());
+  lifecycle.onClose('single-flight subscriber', () => flights.close());
   return {
     redis,
     cache: createRedisCacheStore({ redis, breaker: cacheBreaker, logger, now }),
-    flights: createRedisFlights({
-      redis,
-      prefix: config.redis.keyPrefix,
-      // A holder that died frees the key once its longest call would have ended.
-      lockMs: config.longestUpstreamDeadlineMs + 1000,
-      breaker: cacheBreaker,
-      logger,
-    }),
+    flights,
     sessions: createRedisSessionStore({
       redis,
       breaker: breaker('sessions'),

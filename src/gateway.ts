@@ -8,6 +8,7 @@ import { createGatewayParts } from './gateway-parts.js';
 import type { Readiness } from './health/readiness.js';
 import { connectionCap, openFilesLimit } from './http/connection-cap.js';
 import { createHttpServer } from './http/http-server.js';
+import { createLifecycle } from './lifecycle/lifecycle.js';
 
 /**
  * The gateway as one object: built from configuration, it owns connect → listen → close in
@@ -58,9 +59,14 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
   } catch (error) {
     throw new ConfigError([(error as Error).message]);
   }
-  const parts = createGatewayParts(config, logger, dependencies.now ?? Date.now, {
-    maxConnections,
-  });
+  const lifecycle = createLifecycle(logger);
+  const parts = createGatewayParts(
+    config,
+    logger,
+    dependencies.now ?? Date.now,
+    { maxConnections },
+    lifecycle,
+  );
   const http = createHttpServer({
     handler: parts.handler,
     limits: { ...config.client, maxConnections },
@@ -84,25 +90,11 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
       logger.warn(
         'REDIS_URL is not set: in-process cache and sessions; run a single instance only',
       );
-      return;
     }
-    const connected = Promise.all([
-      parts.redis.connect().catch(() => undefined),
-      parts.flights.start(),
-      parts.events.start(),
+    await Promise.race([
+      lifecycle.start(),
+      sleep(REDIS_CONNECT_WAIT_MS, undefined, { ref: false }),
     ]);
-    await Promise.race([connected, sleep(REDIS_CONNECT_WAIT_MS, undefined, { ref: false })]);
-  }
-
-  async function close(force: boolean): Promise<void> {
-    for (const breaker of parts.breakers) breaker.shutdown();
-    // Forced: upstream calls still running are destroyed rather than awaited.
-    await Promise.all(parts.upstreams.map((upstream) => upstream.close({ force })));
-    await parts.flights.close();
-    const redis = parts.redis;
-    if (!redis) return;
-    if (force) redis.disconnect();
-    else await redis.quit().catch(() => redis.disconnect());
   }
 
   return {
@@ -159,7 +151,7 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
         ops.destroyAll();
         await ops.close();
       }
-      await close(!clean);
+      await lifecycle.close({ force: !clean });
       return clean;
     },
   };
