@@ -32,7 +32,7 @@ export interface Scale {
   workers: number;
   durationMs: number;
   maxRequests: number;
-  /** Per client request: comfortably above the gateway's 500 ms search deadline. */
+  /** Per client request: comfortably above the gateway's search deadline (3 s; 500 ms when slow). */
   timeoutMs: number;
   /** Concurrent copies of each hot request in the warm-up. */
   warmCopies: number;
@@ -78,6 +78,8 @@ export interface LoadScenarioResult {
 export interface LoadScenarioSpec {
   name: string;
   allowedErrors: AllowedErrors;
+  /** The gateway's environment beyond chaos-gateway-process.ts's defaults. */
+  env?: Record<string, string>;
   /** Steps at shares of the run (0..1); `facts` collects what a step wants to report. */
   steps(gateway: GatewayProcess, facts: Record<string, number>): Step[];
   /** After the load and recovery, before the gateway stops. */
@@ -96,7 +98,11 @@ export async function runLoadScenario(
   spec: LoadScenarioSpec,
 ): Promise<LoadScenarioResult> {
   env.reset();
-  const gateway = await startGatewayProcess({ upstreams: env.endpoints, redisUrl: env.redis.url });
+  const gateway = await startGatewayProcess({
+    upstreams: env.endpoints,
+    redisUrl: env.redis.url,
+    ...(spec.env ? { env: spec.env } : {}),
+  });
   try {
     const warm = await warmUp(env, gateway.url, scale.warmCopies);
     const judge = searchJudge(env, spec.allowedErrors, warm.references);

@@ -29,6 +29,7 @@ export function slowUpstream(env: ChaosEnvironment, scale: Scale) {
   return runLoadScenario(env, scale, {
     name: 'search slower than its deadline (800 ms vs 500 ms)',
     allowedErrors: { ...TIMEOUT_ERRORS, ...BREAKER_OPEN },
+    env: { SEARCH_TIMEOUT_MS: '500' },
     steps: () =>
       faultWindow(env, () => env.search.faults.add({ fault: delay, pathPrefix: '/v1/search' })),
   });
