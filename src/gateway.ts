@@ -4,11 +4,11 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.js';
 import type { CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
-import { createGatewayParts } from './gateway-parts.js';
+import { createGatewayParts, type GatewayParts } from './gateway-parts.js';
 import type { Readiness } from './health/readiness.js';
 import { connectionCap, openFilesLimit } from './http/connection-cap.js';
-import { createHttpServer } from './http/http-server.js';
-import { createLifecycle } from './lifecycle/lifecycle.js';
+import { createHttpServer, type HttpServer } from './http/http-server.js';
+import { createLifecycle, type Lifecycle } from './lifecycle/lifecycle.js';
 
 /**
  * The gateway as one object: built from configuration, it owns connect → listen → close in
@@ -128,31 +128,46 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
         opsUrl = await ops.listen(config.opsPort, config.host);
       logger.info({ maxConnections }, 'client connections capped');
     },
-    async stop() {
-      parts.readiness.startDraining();
-      // Event streams never end on their own: they end now, so none delays the drain.
-      parts.events.stop();
-      http.beginStop();
-      const hardDeadline = new Promise<false>((resolve) =>
-        setTimeout(resolve, config.shutdownTimeoutMs, false).unref(),
-      );
-      const drained = (async () => {
-        await sleep(config.shutdownDrainDelayMs);
-        await http.close();
-        await parts.loader.settled();
-        return true as const;
-      })();
-      // The event queue is deleted and its lease released while the chat pool and Redis are up.
-      const eventsStopped = parts.chatEvents?.stop();
-      const clean = await Promise.race([drained, hardDeadline]);
-      await Promise.race([eventsStopped, hardDeadline]);
-      if (!clean) http.destroyAll();
-      if (ops) {
-        ops.destroyAll();
-        await ops.close();
-      }
-      await lifecycle.close({ force: !clean });
-      return clean;
-    },
+    stop: () => stopGateway({ config, parts, http, ops, lifecycle }),
   };
+}
+
+/**
+ * A stop, in its phases: readiness turns 503 and the event streams end; the listener keeps
+ * accepting for the drain delay, then closes; requests under way and the loader's writes
+ * finish; the chat event queue is deleted while its pool and Redis are still up; then every
+ * part the lifecycle holds closes. Past SHUTDOWN_TIMEOUT_MS connections and calls are cut.
+ */
+async function stopGateway(gateway: {
+  config: Config;
+  parts: GatewayParts;
+  http: HttpServer;
+  ops: HttpServer | undefined;
+  lifecycle: Lifecycle;
+}): Promise<boolean> {
+  const { config, parts, http, ops } = gateway;
+  parts.readiness.startDraining();
+  // Event streams never end on their own: they end now, so none delays the drain.
+  parts.events.stop();
+  http.beginStop();
+  const hardDeadline = new Promise<false>((resolve) =>
+    setTimeout(resolve, config.shutdownTimeoutMs, false).unref(),
+  );
+  const drained = (async () => {
+    await sleep(config.shutdownDrainDelayMs);
+    await http.close();
+    await parts.loader.settled();
+    return true as const;
+  })();
+  // The event queue is deleted and its lease released while the chat pool and Redis are up.
+  const eventsStopped = parts.chatEvents?.stop();
+  const clean = await Promise.race([drained, hardDeadline]);
+  await Promise.race([eventsStopped, hardDeadline]);
+  if (!clean) http.destroyAll();
+  if (ops) {
+    ops.destroyAll();
+    await ops.close();
+  }
+  await gateway.lifecycle.close({ force: !clean });
+  return clean;
 }

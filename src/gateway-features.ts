@@ -1,0 +1,187 @@
+import { getHeapStatistics } from 'node:v8';
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { ConfigError, type Config } from '../config/load-config.js';
+import type { CachedLoader } from './cache/cached-loader.js';
+import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
+import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
+import {
+  createServiceCredentials,
+  createSessionCredentials,
+} from './features/chat/chat-credentials.js';
+import { createChatEvents, type ChatEvents } from './features/chat/chat-events.js';
+import { CHAT_ROUTE, createChatFeature } from './features/chat/chat-feature.js';
+import {
+  EVENTS_ROUTE,
+  createEventsFeature,
+  type EventsFeature,
+} from './features/events/events-feature.js';
+import { HEAP_PER_STREAM, streamsAllowed } from './features/events/streams-allowed.js';
+import { createSearchFeature, SEARCH_ROUTE } from './features/search/search-feature.js';
+import type { GatewayAccess } from './gateway-access.js';
+import type { GatewayStores } from './gateway-stores.js';
+import type { GatewayUpstreams } from './gateway-upstreams.js';
+import type { CachedRoute } from './http/hit-path.js';
+import { createAttemptLimit } from './http/rate-limits.js';
+import { createSecretScrubber } from './security/scrub-secrets.js';
+import { createChatClient } from './upstreams/chat/chat-client.js';
+import { createSearchStatus } from './upstreams/search/search-status.js';
+
+/** What the frontend calls: one router per resource, and the routes the hit path answers. */
+export interface GatewayFeatures {
+  /** Mount point → router. */
+  routers: Record<string, RequestHandler>;
+  /** The routes whose fresh hits are answered before Express. */
+  cachedRoutes: CachedRoute[];
+  /** GET /api/events: open streams and the fleet's change bus. */
+  events: EventsFeature;
+  /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
+  chatEvents: ChatEvents | undefined;
+}
+
+/** The search service's status is probed at most this often (contract section 2.1: within 5 s). */
+const SEARCH_STATUS_INTERVAL_MS = 5000;
+/** A chat-events lease its holder stops renewing is taken over within this (contract: 15 s). */
+const CHAT_EVENTS_LEASE_MS = 8000;
+
+export function createGatewayFeatures(options: {
+  config: Config;
+  logger: Logger;
+  stores: GatewayStores;
+  loader: CachedLoader;
+  upstreams: GatewayUpstreams;
+  access: GatewayAccess;
+  maxConnections: number;
+  /** Whether the gateway is draining (its readiness is built after the features). */
+  isDraining: () => boolean;
+}): GatewayFeatures {
+  const { config, logger, stores, loader, upstreams, access } = options;
+  const { sessions, cookie, sessionMode } = access;
+  const search = createSearchFeature({
+    config,
+    logger,
+    upstream: upstreams.search,
+    redirectUpstream: upstreams.redirect,
+    loader,
+  });
+  const { chatClient, serviceAccount, credentials, chat, chatEvents } = createChatParts(options);
+  const bootstrap = createBootstrapFeature({
+    chat: chat.service,
+    credentials,
+    serviceAccount,
+    sessions,
+    cookie,
+    deadlineMs: config.bootstrapTimeoutMs,
+    searchStatus: createSearchStatus({
+      upstream: upstreams.search,
+      clientToken: config.search.clientToken,
+      deadlineMs: config.search.timeoutMs,
+      intervalMs: SEARCH_STATUS_INTERVAL_MS,
+    }),
+  });
+  const events = createEventsFeature({
+    chat: chat.service,
+    cache: stores.cache,
+    credentials,
+    sessions: sessionMode ? sessions : undefined,
+    cookie: sessionMode ? cookie : undefined,
+    redis: stores.redis,
+    keyPrefix: config.redis.keyPrefix,
+    policies: access.limits.general,
+    state: stores.state,
+    maxStreams: eventsMaxStreams(config.events.maxStreams, options.maxConnections, logger),
+    heartbeatSeconds: config.events.heartbeatSeconds,
+    isDraining: options.isDraining,
+    logger,
+  });
+  const routers = {
+    [SEARCH_ROUTE]: search.router,
+    [EVENTS_ROUTE]: events.router,
+    [CHAT_ROUTE]: chat.router,
+    [BOOTSTRAP_ROUTE]: bootstrap,
+    // In service mode there is no login: every chat call uses the service account.
+    ...(sessionMode
+      ? {
+          [AUTH_ROUTE]: createAuthFeature({
+            chat: chatClient,
+            sessions,
+            cookie,
+            loginLimit: createAttemptLimit(access.limits.login, stores.state),
+          }),
+        }
+      : {}),
+  };
+  return {
+    routers,
+    cachedRoutes: [search.cachedRoute, ...chat.cachedRoutes],
+    events,
+    chatEvents,
+  };
+}
+
+/**
+ * The chat client, whose credentials each call carries (the service account, or the caller's
+ * session), the chat routes, and the event queue that keeps the folders fresh.
+ */
+function createChatParts(options: {
+  config: Config;
+  logger: Logger;
+  stores: GatewayStores;
+  loader: CachedLoader;
+  upstreams: GatewayUpstreams;
+  access: GatewayAccess;
+}) {
+  const { config, logger, stores, loader, upstreams } = options;
+  const { sessions, cookie, sessionMode } = options.access;
+  const chatClient = createChatClient({
+    upstream: upstreams.chat,
+    deadlineMs: config.chat.timeoutMs,
+    writeDeadlineMs: config.chat.writeTimeoutMs,
+    retryAfterMaxSeconds: config.retryAfterMaxSeconds,
+    maxJsonDepth: config.upstreamLimits.maxJsonDepth,
+    // Every credential the schema marks (config.secrets), never a hand-kept list.
+    scrub: createSecretScrubber(config.secrets),
+  });
+  const serviceAccount =
+    sessionMode || config.chat.email === undefined || config.chat.apiKey === undefined
+      ? undefined
+      : { email: config.chat.email, apiKey: config.chat.apiKey };
+  const credentials = serviceAccount
+    ? createServiceCredentials(serviceAccount)
+    : createSessionCredentials({ sessions, cookie });
+  const chat = createChatFeature({ config, client: chatClient, loader, credentials });
+  // One event queue per deployment keeps the folders fresh (CHAT_EVENTS), with the service
+  // account whatever the auth mode; the lease decides which instance holds it.
+  const chatEvents =
+    config.chat.events && config.chat.email !== undefined && config.chat.apiKey !== undefined
+      ? createChatEvents({
+          client: chatClient,
+          credentials: { email: config.chat.email, apiKey: config.chat.apiKey },
+          folders: chat.service.folderCache,
+          lease: stores.lease('chat-events:lease', CHAT_EVENTS_LEASE_MS),
+          logger,
+        })
+      : undefined;
+  return { chatClient, serviceAccount, credentials, chat, chatEvents };
+}
+
+/** EVENTS_MAX_STREAMS as it may be (streams-allowed.ts); a lowered value is said once. */
+function eventsMaxStreams(
+  configured: number | undefined,
+  maxConnections: number,
+  logger: Logger,
+): number {
+  const allowed = streamsAllowed({
+    configured,
+    maxConnections,
+    heapLimitBytes: getHeapStatistics().heap_size_limit,
+  });
+  if ('error' in allowed) throw new ConfigError([allowed.error]);
+  if (allowed.lowered) {
+    logger.warn(
+      { wanted: allowed.wanted, heapFits: allowed.max },
+      `event streams capped at ${allowed.max}: more would not fit in half of the heap (about ${Math.round(HEAP_PER_STREAM / 1024)} KiB each; raise --max-old-space-size to hold more)`,
+    );
+  }
+  return allowed.max;
+}
