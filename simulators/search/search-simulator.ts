@@ -18,6 +18,8 @@ export interface SearchSimulatorOptions {
   publicOrigin?: string;
   /** The image host every image URL points at (search document 2.3). */
   imageHost?: string;
+  /** A fixed `queryDuration` for recordings compared byte for byte; measured when absent. */
+  queryDurationMs?: number;
 }
 
 /** One call of the redirect endpoint, as the service would record the traffic. */
@@ -46,7 +48,7 @@ export const MAX_K = 1000;
 type Route = (req: IncomingMessage, res: ServerResponse, query: URLSearchParams) => void;
 
 export function createSearchSimulator(options: SearchSimulatorOptions): SearchSimulator {
-  const { clientToken, publicOrigin, ...catalogueOptions } = options;
+  const { clientToken, publicOrigin, queryDurationMs, ...catalogueOptions } = options;
   if (typeof clientToken !== 'string' || clientToken.length === 0) {
     throw new TypeError('clientToken must be a non-empty string');
   }
@@ -81,7 +83,7 @@ export function createSearchSimulator(options: SearchSimulatorOptions): SearchSi
         ld,
         sid: sessionToken(q),
       });
-      body.queryDuration = Math.round(performance.now() - started);
+      body.queryDuration = queryDurationMs ?? Math.round(performance.now() - started);
       sendJson(res, 200, body, ld ? 'application/ld+json' : 'application/json');
     },
     '/v1/url': (_req, res, query) => {
