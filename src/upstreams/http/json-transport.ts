@@ -1,0 +1,118 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import { outgoingTraceHeaders } from '../../observability/trace-context.js';
+import { toTransportError, type UpstreamSource } from './transport-errors.js';
+import type { UpstreamCall, UpstreamResponse } from './upstream-call.js';
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+const RETRY_PAUSE_MS = { min: 25, max: 100 };
+/** A retry is only worth it with this much of the deadline left after the pause. */
+const RETRY_MIN_LEFT_MS = 250;
+
+export interface JsonTransport {
+  /** Sends the call within its deadline, retried once when it may be; failures mapped. */
+  send(call: UpstreamCall<unknown>): Promise<UpstreamResponse>;
+  /** Waits for calls under way, or with `force` destroys them. */
+  close(force: boolean): Promise<void>;
+}
+
+/** JSON calls over undici: one pool, and one more for long-polls, made on the first. */
+export function createJsonTransport(options: {
+  source: UpstreamSource;
+  base: URL;
+  /** The base URL's path, without a trailing slash: every call's path goes below it. */
+  basePath: string;
+  connectTimeoutMs: number;
+  maxDeadlineMs: number;
+  maxResponseBytes: number;
+  connections: number;
+}): JsonTransport {
+  const { source, base, basePath } = options;
+  // undici's own header and body timeouts default to 300 s; every call carries its own
+  // deadline, and these are backstops at the longest one so no socket outlives it.
+  const pool = new Pool(base.origin, {
+    connections: options.connections,
+    connect: { timeout: options.connectTimeoutMs },
+    headersTimeout: options.maxDeadlineMs,
+    bodyTimeout: options.maxDeadlineMs,
+    keepAliveTimeout: 4_000,
+    maxResponseSize: options.maxResponseBytes,
+  });
+
+  // Created on the first long-poll: its header and body timeouts must outlast the poll.
+  let longPool: Pool | undefined;
+  const poolFor = (call: UpstreamCall<unknown>): Pool => {
+    if (!call.longPoll) return pool;
+    longPool ??= new Pool(base.origin, {
+      connections: 2,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      maxResponseSize: options.maxResponseBytes,
+    });
+    return longPool;
+  };
+
+  async function sendOnce(
+    call: UpstreamCall<unknown>,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
+    const response = await poolFor(call).request({
+      method: call.method,
+      path: `${basePath}${call.path}`,
+      headers: { ...call.headers, ...outgoingTraceHeaders(), 'x-request-id': call.requestId },
+      body: call.body ?? null,
+      signal,
+    });
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      body: Buffer.from(await response.body.arrayBuffer()),
+    };
+  }
+
+  return {
+    send: (call) => sendWithRetry(call, source, (signal) => sendOnce(call, signal)),
+    async close(force) {
+      const pools = longPool === undefined ? [pool] : [pool, longPool];
+      await Promise.all(pools.map((p) => (force ? p.destroy() : p.close()).catch(() => undefined)));
+    },
+  };
+}
+
+/**
+ * One deadline for the whole call, retry and body included (the browser's wait is bounded);
+ * idempotent reads retried once on a refused or reset connection or a 502/503/504, after a
+ * jittered pause, when enough of the deadline is left.
+ */
+async function sendWithRetry(
+  call: UpstreamCall<unknown>,
+  source: UpstreamSource,
+  sendOnce: (signal: AbortSignal) => Promise<UpstreamResponse>,
+): Promise<UpstreamResponse> {
+  const signal = call.signal
+    ? AbortSignal.any([AbortSignal.timeout(call.deadlineMs), call.signal])
+    : AbortSignal.timeout(call.deadlineMs);
+  const deadline = Date.now() + call.deadlineMs;
+  const retryPause = () => {
+    const pause = RETRY_PAUSE_MS.min + Math.random() * (RETRY_PAUSE_MS.max - RETRY_PAUSE_MS.min);
+    const left = deadline - Date.now() - pause;
+    return left >= Math.min(RETRY_MIN_LEFT_MS, call.deadlineMs / 2) ? pause : undefined;
+  };
+  for (let n = 0; ; n += 1) {
+    const mayRetry = call.retry === true && n === 0;
+    let response: UpstreamResponse;
+    try {
+      response = await sendOnce(signal);
+    } catch (error) {
+      const failure = toTransportError(error, source, call.deadlineMs, signal.aborted);
+      const pause = mayRetry && failure.code === 'UPSTREAM_UNAVAILABLE' ? retryPause() : undefined;
+      if (pause === undefined) throw failure;
+      await sleep(pause);
+      continue;
+    }
+    const pause = mayRetry && RETRYABLE_STATUS.has(response.status) ? retryPause() : undefined;
+    if (pause === undefined) return response;
+    await sleep(pause);
+  }
+}
