@@ -71,8 +71,36 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     },
     registry,
   );
-  // Counted in plain numbers on the hit path, handed to prom-client at each scrape: its inc()
-  // validates and hashes the labels every time.
+  const cacheCounts = cacheCounter(registry);
+  const watched = breakerGauge(registry);
+  const watchChatEvents = chatEventMetrics(registry);
+  const watchEventStreams = eventStreamMetrics(registry);
+  return {
+    enabled: true,
+    contentType: registry.contentType,
+    observeRequest(method, route, status, seconds) {
+      const label = METHODS.has(method) ? method : 'other';
+      requests.observe([label, route, String(status)], seconds);
+    },
+    observeUpstream: (upstream, operation, outcome, seconds) =>
+      upstreams.observe([upstream, operation, outcome], seconds),
+    countCache(resource, result) {
+      cacheCounts[resource][result] += 1;
+    },
+    watchBreakers(breakers) {
+      Object.assign(watched, breakers);
+    },
+    watchChatEvents,
+    watchEventStreams,
+    render: () => registry.metrics(),
+  };
+}
+
+/**
+ * gateway_cache_requests_total: counted in plain numbers on the hit path, handed to
+ * prom-client at each scrape (its inc() validates and hashes the labels every time).
+ */
+function cacheCounter(registry: Registry): Record<CacheResource, Record<CacheResult, number>> {
   const cacheCounts: Record<CacheResource, Record<CacheResult, number>> = {
     search: { hit: 0, miss: 0, stale: 0 },
     channel_folders: { hit: 0, miss: 0, stale: 0 },
@@ -93,6 +121,11 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       }
     },
   });
+  return cacheCounts;
+}
+
+/** gateway_circuit_breaker_state of every breaker watched, read at each scrape. */
+function breakerGauge(registry: Registry): Record<string, Breaker> {
   const watched: Record<string, Breaker> = {};
   new Gauge({
     name: 'gateway_circuit_breaker_state',
@@ -105,6 +138,11 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       }
     },
   });
+  return watched;
+}
+
+/** The chat event queue's state, events applied, registrations and lag, read at each scrape. */
+function chatEventMetrics(registry: Registry): (status: () => ChatEventsStatus) => void {
   let chatEvents: (() => ChatEventsStatus) | undefined;
   let counted = { applied: 0, registrations: 0 };
   new Gauge({
@@ -143,6 +181,13 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       if (lag !== undefined) this.set(lag);
     },
   });
+  return (status) => {
+    chatEvents = status;
+  };
+}
+
+/** The event streams' count, events sent and streams closed, read at each scrape. */
+function eventStreamMetrics(registry: Registry): (status: () => EventStreamsStatus) => void {
   let eventStreams: (() => EventStreamsStatus) | undefined;
   new Gauge({
     name: 'gateway_event_streams',
@@ -187,27 +232,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     'reason',
     (s) => s.closed,
   );
-  return {
-    enabled: true,
-    contentType: registry.contentType,
-    observeRequest(method, route, status, seconds) {
-      const label = METHODS.has(method) ? method : 'other';
-      requests.observe([label, route, String(status)], seconds);
-    },
-    observeUpstream: (upstream, operation, outcome, seconds) =>
-      upstreams.observe([upstream, operation, outcome], seconds),
-    countCache(resource, result) {
-      cacheCounts[resource][result] += 1;
-    },
-    watchBreakers(breakers) {
-      Object.assign(watched, breakers);
-    },
-    watchChatEvents(status) {
-      chatEvents = status;
-    },
-    watchEventStreams(status) {
-      eventStreams = status;
-    },
-    render: () => registry.metrics(),
+  return (status) => {
+    eventStreams = status;
   };
 }
