@@ -73,6 +73,9 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
     SESSION_SECRET,
     CORS_ORIGINS: APP_ORIGIN,
     REDIS_KEY_PREFIX: prefix,
+    // Four test files share two cores (more with a CPU hog): a 100 ms command timeout would
+    // turn a scheduling pause into a cache miss. Tests about a slow Redis set their own.
+    REDIS_COMMAND_TIMEOUT_MS: '1000',
     // The chat event queue is on by default with a service account; tests that want it say so
     // (test/integration/chat-events.test.ts), so the others see only their own chat calls.
     CHAT_EVENTS: 'off',
