@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../errors/app-error.js';
 import { toProblemResponse } from '../errors/to-problem.js';
-import { createLogThrottle } from '../logging/log-throttle.js';
+import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 
 /** What one client may hold of the gateway (contract section 6, Limits). */
 export interface ClientLimits {
@@ -88,7 +88,7 @@ export function createHttpServer(options: {
       connectionsCheckingInterval: 1000,
     },
     (req, res) => {
-      if (admit(req.socket)) options.handler(req, res);
+      if (connections.admit(req.socket)) options.handler(req, res);
     },
   );
   server.maxConnections = limits.maxConnections;
@@ -100,7 +100,34 @@ export function createHttpServer(options: {
       'connection cap reached: new connection closed',
     ),
   );
+  const connections = trackConnections(server, limits, throttle);
+  answerClientErrors(server, throttle);
 
+  return {
+    server,
+    listen: (port, host) => listen(server, port, host),
+    beginStop: () => connections.beginStop(),
+    async close() {
+      await closeWhenQuiet(server, () => connections.accepted);
+      const closed = server.listening
+        ? new Promise<void>((resolve) => server.close(() => resolve()))
+        : Promise.resolve();
+      connections.closeIdle();
+      await closed;
+    },
+    destroyAll() {
+      server.closeAllConnections();
+      for (const socket of connections.busy.keys()) socket.destroy();
+    },
+  };
+}
+
+/**
+ * Requests under way per connection, which connections have sent one, and how many were
+ * accepted: what a stop needs to close idle connections (including ones that never sent a
+ * request) and to let the ones under way finish with `Connection: close`.
+ */
+function trackConnections(server: Server, limits: ClientLimits, throttle: LogThrottle) {
   // Requests under way per connection: a connection with none is idle, even one that never
   // sent a request (closeIdleConnections() does not see those).
   const busy = new Map<Socket, number>();
@@ -128,12 +155,7 @@ export function createHttpServer(options: {
     ) {
       return true;
     }
-    throttle.warn(
-      'unread',
-      { remoteAddress: socket.remoteAddress },
-      'client does not read its answers: connection cut',
-    );
-    socket.destroy();
+    cutUnread(socket, throttle);
     return false;
   }
   server.on('request', (req, res) => {
@@ -141,14 +163,7 @@ export function createHttpServer(options: {
     used.add(socket);
     if (stopping) res.shouldKeepAlive = false;
     res.once('finish', () => {
-      if (socket.writableLength > limits.responseBufferMaxBytes) {
-        throttle.warn(
-          'unread',
-          { remoteAddress: socket.remoteAddress },
-          'client does not read its answers: connection cut',
-        );
-        socket.destroy();
-      }
+      if (socket.writableLength > limits.responseBufferMaxBytes) cutUnread(socket, throttle);
     });
     res.once('close', () => {
       const requests = busy.get(socket);
@@ -158,6 +173,85 @@ export function createHttpServer(options: {
       if (stopping && left === 0 && !server.listening) socket.end();
     });
   });
+  return {
+    busy,
+    get accepted() {
+      return accepted;
+    },
+    admit,
+    beginStop() {
+      stopping = true;
+      // Answers already being written tell their client not to send another request here.
+      for (const socket of busy.keys()) {
+        const response = (
+          socket as Socket & { _httpMessage?: { headersSent: boolean; shouldKeepAlive: boolean } }
+        )._httpMessage;
+        if (response && !response.headersSent) response.shouldKeepAlive = false;
+      }
+    },
+    /** Closes the idle connections: at once if used, after a grace if they never sent a request. */
+    closeIdle() {
+      for (const [socket, requests] of busy) {
+        if (requests > 0) continue;
+        // A connection that has not sent its first request yet may be sending it right now
+        // (a client that was told `Connection: close` and came back on a new one): it gets a
+        // moment to, and is answered; one that stays silent is closed after it.
+        if (used.has(socket)) socket.destroy();
+        else
+          setTimeout(
+            () => busy.get(socket) === 0 && socket.destroy(),
+            FIRST_REQUEST_GRACE_MS,
+          ).unref();
+      }
+    },
+  };
+}
+
+/** A connection whose client does not read its answers is cut, and said so (throttled). */
+function cutUnread(socket: Socket, throttle: LogThrottle): void {
+  throttle.warn(
+    'unread',
+    { remoteAddress: socket.remoteAddress },
+    'client does not read its answers: connection cut',
+  );
+  socket.destroy();
+}
+
+/**
+ * Waits until accepting has been quiet for a moment (or a bound has passed) before the
+ * listener closes.
+ */
+async function closeWhenQuiet(server: Server, accepted: () => number): Promise<void> {
+  // Closing a listener resets the connections still waiting in its accept queue: clients
+  // told `Connection: close` during the drain come back on new connections, so the listener
+  // closes once accepting has been quiet for a moment (or after a bound), not mid-wave.
+  const bound = performance.now() + QUIET_ACCEPTS_MAX_MS;
+  // At least one wait, so connections the kernel holds are accepted before the check. A
+  // loop that was blocked runs its due timers before it polls for I/O, so the check waits
+  // for the poll phase after the timer: connections queued meanwhile are accepted first.
+  while (server.listening) {
+    const before = accepted();
+    await sleep(QUIET_ACCEPTS_MS);
+    await afterPoll();
+    if (accepted() === before || performance.now() >= bound) break;
+  }
+}
+
+/** Listens; resolves to `http://host:port` (an IPv6 host in brackets). */
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${shown}:${address.port}`);
+    });
+  });
+}
+
+/** Node's own parser failures (slow or oversized heads, garbage) answered as problem+json. */
+function answerClientErrors(server: Server, throttle: LogThrottle): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })
       ._httpMessage;
@@ -183,64 +277,4 @@ export function createHttpServer(options: {
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head.join('')}\r\n${problem.body}`,
     );
   });
-
-  return {
-    server,
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          const address = server.address() as AddressInfo;
-          const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-          resolve(`http://${shown}:${address.port}`);
-        });
-      });
-    },
-    beginStop() {
-      stopping = true;
-      // Answers already being written tell their client not to send another request here.
-      for (const socket of busy.keys()) {
-        const response = (
-          socket as Socket & { _httpMessage?: { headersSent: boolean; shouldKeepAlive: boolean } }
-        )._httpMessage;
-        if (response && !response.headersSent) response.shouldKeepAlive = false;
-      }
-    },
-    async close() {
-      // Closing a listener resets the connections still waiting in its accept queue: clients
-      // told `Connection: close` during the drain come back on new connections, so the listener
-      // closes once accepting has been quiet for a moment (or after a bound), not mid-wave.
-      const bound = performance.now() + QUIET_ACCEPTS_MAX_MS;
-      // At least one wait, so connections the kernel holds are accepted before the check. A
-      // loop that was blocked runs its due timers before it polls for I/O, so the check waits
-      // for the poll phase after the timer: connections queued meanwhile are accepted first.
-      while (server.listening) {
-        const before = accepted;
-        await sleep(QUIET_ACCEPTS_MS);
-        await afterPoll();
-        if (accepted === before || performance.now() >= bound) break;
-      }
-      const closed = server.listening
-        ? new Promise<void>((resolve) => server.close(() => resolve()))
-        : Promise.resolve();
-      for (const [socket, requests] of busy) {
-        if (requests > 0) continue;
-        // A connection that has not sent its first request yet may be sending it right now
-        // (a client that was told `Connection: close` and came back on a new one): it gets a
-        // moment to, and is answered; one that stays silent is closed after it.
-        if (used.has(socket)) socket.destroy();
-        else
-          setTimeout(
-            () => busy.get(socket) === 0 && socket.destroy(),
-            FIRST_REQUEST_GRACE_MS,
-          ).unref();
-      }
-      await closed;
-    },
-    destroyAll() {
-      server.closeAllConnections();
-      for (const socket of busy.keys()) socket.destroy();
-    },
-  };
 }
