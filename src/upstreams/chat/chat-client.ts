@@ -125,77 +125,94 @@ function queueLost(body: Buffer): string | undefined {
   }
 }
 
+/** The chat server's REST API below CHAT_BASE_URL (chat document section 4). */
+const CHAT_API = '/api/v1';
+
+/** Who a call is made as, and the request it serves. */
+interface ChatCaller {
+  credentials: ChatCredentials | undefined;
+  requestId: string;
+}
+
+interface ChatRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  form?: URLSearchParams;
+  /** A long-poll: its own deadline, no retry, outside the breaker. */
+  longPoll?: { timeoutMs: number; signal: AbortSignal };
+  /** Secrets the request carries besides its credentials (a login password). */
+  secrets?: readonly string[];
+}
+
+/** One call as `caller`; a non-success answer becomes the contract's error (chat-errors.ts). */
+function callChat<S extends z.ZodType>(
+  options: ChatClientOptions,
+  operation: ChatOperation,
+  { credentials, requestId }: ChatCaller,
+  request: ChatRequest,
+  schema: S,
+): Promise<z.output<S>> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const basic = credentials
+    ? Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')
+    : undefined;
+  if (basic !== undefined) headers['authorization'] = `Basic ${basic}`;
+  // Everything secret this call sent, in the forms the scrubber knows: a server's error may
+  // echo the key or the whole Authorization header (contract section 1).
+  const sent = [credentials?.apiKey, basic, ...(request.secrets ?? [])];
+  if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
+  // Only GETs are idempotent here; the status update, the emoji deletion and the login
+  // POST are sent once (a retried deletion could report 404 for its own success).
+  const read = request.method === 'GET';
+  return options.upstream.call({
+    operation,
+    method: request.method,
+    path: `${CHAT_API}${request.path}`,
+    headers,
+    ...(request.form ? { body: request.form.toString() } : {}),
+    requestId,
+    deadlineMs: request.longPoll
+      ? request.longPoll.timeoutMs
+      : read
+        ? options.deadlineMs
+        : options.writeDeadlineMs,
+    retry: read && !request.longPoll,
+    ...(request.longPoll ? { longPoll: true, signal: request.longPoll.signal } : {}),
+    accept(response) {
+      if (response.status === 400 && operation === 'events') {
+        const lost = queueLost(response.body);
+        if (lost !== undefined) throw new EventQueueLost(lost);
+      }
+      if (response.status !== 200) {
+        const error = toChatError(response, operation, {
+          retryAfterMaxSeconds: options.retryAfterMaxSeconds,
+          scrub: (text) => options.scrub(text, sent),
+        });
+        if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
+        throw error;
+      }
+      return parseWith(schema, parseJsonBody(response, 'chat', options.maxJsonDepth), (error) => {
+        throw schemaBreach(
+          'chat',
+          'The chat server sent a response that breaks its schema.',
+          error,
+        );
+      });
+    },
+  });
+}
+
 /**
  * Talks to `{CHAT_BASE_URL}/api/v1` (chat document section 4). Path parameters are encoded as
  * one segment each, so no input can change the upstream path. Writes are never retried.
  */
 export function createChatClient(options: ChatClientOptions): ChatClient {
-  const api = '/api/v1';
-
-  /** One call as `caller`; a non-success answer becomes the contract's error (chat-errors.ts). */
-  function call<S extends z.ZodType>(
+  const call = <S extends z.ZodType>(
     operation: ChatOperation,
-    { credentials, requestId }: { credentials: ChatCredentials | undefined; requestId: string },
-    request: {
-      method: 'GET' | 'POST' | 'DELETE';
-      path: string;
-      form?: URLSearchParams;
-      /** A long-poll: its own deadline, no retry, outside the breaker. */
-      longPoll?: { timeoutMs: number; signal: AbortSignal };
-      /** Secrets the request carries besides its credentials (a login password). */
-      secrets?: readonly string[];
-    },
+    caller: ChatCaller,
+    request: ChatRequest,
     schema: S,
-  ): Promise<z.output<S>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    const basic = credentials
-      ? Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')
-      : undefined;
-    if (basic !== undefined) headers['authorization'] = `Basic ${basic}`;
-    // Everything secret this call sent, in the forms the scrubber knows: a server's error may
-    // echo the key or the whole Authorization header (contract section 1).
-    const sent = [credentials?.apiKey, basic, ...(request.secrets ?? [])];
-    if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    // Only GETs are idempotent here; the status update, the emoji deletion and the login
-    // POST are sent once (a retried deletion could report 404 for its own success).
-    const read = request.method === 'GET';
-    return options.upstream.call({
-      operation,
-      method: request.method,
-      path: `${api}${request.path}`,
-      headers,
-      ...(request.form ? { body: request.form.toString() } : {}),
-      requestId,
-      deadlineMs: request.longPoll
-        ? request.longPoll.timeoutMs
-        : read
-          ? options.deadlineMs
-          : options.writeDeadlineMs,
-      retry: read && !request.longPoll,
-      ...(request.longPoll ? { longPoll: true, signal: request.longPoll.signal } : {}),
-      accept(response) {
-        if (response.status === 400 && operation === 'events') {
-          const lost = queueLost(response.body);
-          if (lost !== undefined) throw new EventQueueLost(lost);
-        }
-        if (response.status !== 200) {
-          const error = toChatError(response, operation, {
-            retryAfterMaxSeconds: options.retryAfterMaxSeconds,
-            scrub: (text) => options.scrub(text, sent),
-          });
-          if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
-          throw error;
-        }
-        return parseWith(schema, parseJsonBody(response, 'chat', options.maxJsonDepth), (error) => {
-          throw schemaBreach(
-            'chat',
-            'The chat server sent a response that breaks its schema.',
-            error,
-          );
-        });
-      },
-    });
-  }
+  ) => callChat(options, operation, caller, request, schema);
 
   return {
     async getDrafts(c) {
