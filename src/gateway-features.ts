@@ -44,17 +44,23 @@ const SEARCH_STATUS_INTERVAL_MS = 5000;
 /** A chat-events lease its holder stops renewing is taken over within this (contract: 15 s). */
 const CHAT_EVENTS_LEASE_MS = 8000;
 
-export function createGatewayFeatures(options: {
+/** What the features are built on. */
+interface FeatureInputs {
   config: Config;
   logger: Logger;
   stores: GatewayStores;
   loader: CachedLoader;
   upstreams: GatewayUpstreams;
   access: GatewayAccess;
-  maxConnections: number;
-  /** Whether the gateway is draining (its readiness is built after the features). */
-  isDraining: () => boolean;
-}): GatewayFeatures {
+}
+
+export function createGatewayFeatures(
+  options: FeatureInputs & {
+    maxConnections: number;
+    /** Whether the gateway is draining (its readiness is built after the features). */
+    isDraining: () => boolean;
+  },
+): GatewayFeatures {
   const { config, logger, stores, loader, upstreams, access } = options;
   const { sessions, cookie, sessionMode } = access;
   const search = createSearchFeature({
@@ -123,14 +129,7 @@ export function createGatewayFeatures(options: {
  * The chat client, whose credentials each call carries (the service account, or the caller's
  * session), the chat routes, and the event queue that keeps the folders fresh.
  */
-function createChatParts(options: {
-  config: Config;
-  logger: Logger;
-  stores: GatewayStores;
-  loader: CachedLoader;
-  upstreams: GatewayUpstreams;
-  access: GatewayAccess;
-}) {
+function createChatParts(options: FeatureInputs) {
   const { config, logger, stores, loader, upstreams } = options;
   const { sessions, cookie, sessionMode } = options.access;
   const chatClient = createChatClient({
