@@ -17,6 +17,20 @@ function unavailable(cause: unknown): AppError {
   );
 }
 
+/** A stored record, or nothing for one that is not JSON or not a session (said once). */
+function parseRecord(raw: string, logger: Logger): StoredSession | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    json = undefined;
+  }
+  const parsed = StoredSession.safeParse(json);
+  if (parsed.success) return parsed.data;
+  logger.warn('corrupt session record ignored');
+  return undefined;
+}
+
 /** Sessions shared by all instances. Redis trouble fails closed (503), never as "logged out". */
 export function createRedisSessionStore(options: {
   redis: RedisConnection;
@@ -37,73 +51,50 @@ export function createRedisSessionStore(options: {
   // The hash tag puts the record in the same Redis Cluster slot as the session's own
   // rate-limit counter, so one script can check the one and bump the other.
   const keyOf = (idHash: string) => `session:${KEY_VERSION}:{${idHash}}`;
+  /** A session call through the breaker; any Redis trouble is a 503, never "logged out". */
+  const guarded = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await breaker.run(run);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  };
 
   async function write(idHash: string, session: StoredSession, when: 'always' | 'existing') {
     const ttlMs = Math.min(session.idleExpiresAt, session.absoluteExpiresAt) - now();
     if (ttlMs <= 0) return;
     const args = [keyOf(idHash), JSON.stringify(session), 'PX', ttlMs] as const;
-    try {
-      await breaker.run(async () => {
-        if (replicaWaitMs === 0) {
-          await (when === 'always' ? redis.set(...args) : redis.set(...args, 'XX'));
-          return;
-        }
-        // One pipeline: on a cluster both go to the node that holds the record.
-        const pipeline = redis.pipeline();
-        if (when === 'always') pipeline.set(...args);
-        else pipeline.set(...args, 'XX');
-        const results = await pipeline.wait(1, replicaWaitMs).exec();
-        // The write itself must succeed; a replica that did not confirm in time is not fatal.
-        const writeError = results?.[0]?.[0];
-        if (writeError) throw writeError;
-      });
-    } catch (error) {
-      throw unavailable(error);
-    }
+    await guarded(async () => {
+      if (replicaWaitMs === 0) {
+        await (when === 'always' ? redis.set(...args) : redis.set(...args, 'XX'));
+        return;
+      }
+      // One pipeline: on a cluster both go to the node that holds the record.
+      const pipeline = redis.pipeline();
+      if (when === 'always') pipeline.set(...args);
+      else pipeline.set(...args, 'XX');
+      const results = await pipeline.wait(1, replicaWaitMs).exec();
+      // The write itself must succeed; a replica that did not confirm in time is not fatal.
+      const writeError = results?.[0]?.[0];
+      if (writeError) throw writeError;
+    });
   }
 
   return {
     backend: 'redis',
     recordKey: keyOf,
     async get(idHash) {
-      let raw: string | null;
-      try {
-        raw = await breaker.run(() => redis.get(keyOf(idHash)));
-      } catch (error) {
-        throw unavailable(error);
-      }
-      if (raw === null) return undefined;
-      let json: unknown;
-      try {
-        json = JSON.parse(raw);
-      } catch {
-        json = undefined;
-      }
-      const parsed = StoredSession.safeParse(json);
-      if (!parsed.success) {
-        logger.warn('corrupt session record ignored');
-        return undefined;
-      }
-      return parsed.data;
+      const raw = await guarded(() => redis.get(keyOf(idHash)));
+      return raw === null ? undefined : parseRecord(raw, logger);
     },
     set: (idHash, session) => write(idHash, session, 'always'),
     // SET … XX: only a record that still exists is written, so a DEL (logout, rotation) that
     // landed between this request's read and its write is never undone.
     refresh: (idHash, session) => write(idHash, session, 'existing'),
-    async exists(idHash) {
-      try {
-        // The record's TTL is its idle and absolute expiry: a key that exists is a live session.
-        return (await breaker.run(() => redis.exists(keyOf(idHash)))) === 1;
-      } catch (error) {
-        throw unavailable(error);
-      }
-    },
+    // The record's TTL is its idle and absolute expiry: a key that exists is a live session.
+    exists: async (idHash) => (await guarded(() => redis.exists(keyOf(idHash)))) === 1,
     async delete(idHash) {
-      try {
-        await breaker.run(() => redis.del(keyOf(idHash)));
-      } catch (error) {
-        throw unavailable(error);
-      }
+      await guarded(() => redis.del(keyOf(idHash)));
     },
   };
 }

@@ -99,6 +99,20 @@ describe('login', () => {
     expect(await gw.inspector!.pttl(keys[0]!)).toBeLessThanOrEqual(1800 * 1000);
   });
 
+  it('when the session record in Redis is corrupt, then the caller is not logged in (401), the record is reported, and nothing is a 500', async () => {
+    const gw = await sessionGateway();
+    const { cookie } = await login(gw, 'member');
+    const keys = await keysUnder(gw.inspector!, `${gw.prefix}session:`);
+    expect(keys).toHaveLength(1);
+    for (const garbage of ['not json', '{"user":"someone"}']) {
+      await gw.inspector!.set(keys[0]!, garbage, 'KEEPTTL');
+      const res = await request(gw.app).get('/api/auth/session').set('Cookie', cookie);
+      expect(res.status).toBe(401);
+    }
+    const reported = gw.logs.lines().filter((l) => l['msg'] === 'corrupt session record ignored');
+    expect(reported).toHaveLength(2);
+  });
+
   it('when a browser that already has a session logs in again, then the id is rotated and the old one is dead', async () => {
     const gw = await sessionGateway();
     const first = await login(gw, 'member');
