@@ -129,6 +129,68 @@ function claimOf(
   return {};
 }
 
+/**
+ * The count-and-read script's keys and arguments: each counter with its guard (the counter
+ * itself when it has none), then the entry, with its lock and its waiters' mark when the read
+ * may claim the flight.
+ */
+function scriptArguments(
+  counters: readonly CounterRequest[],
+  read: string | undefined,
+  claim: ClaimRequest | undefined,
+) {
+  const keys: string[] = [];
+  const windows: number[] = [];
+  const modes: string[] = [];
+  for (const c of counters) {
+    keys.push(c.key, c.guard ?? c.key);
+    windows.push(c.windowMs);
+    modes.push(MODE(c));
+  }
+  if (read !== undefined) {
+    keys.push(read);
+    if (claim !== undefined) keys.push(lockKeyOf(read), waitersKeyOf(read));
+  }
+  return { keys, windows, modes };
+}
+
+/**
+ * On a Redis Cluster one script may only touch one slot: each counter (with its guard, which
+ * shares its hash tag) and the entry go as scripts of their own, all sent at once, so a hit
+ * still waits for one round trip. The replies are put together as the single script's.
+ */
+async function countAndReadBySlot(
+  redis: RedisConnection,
+  keys: readonly string[],
+  windows: readonly number[],
+  modes: readonly string[],
+  n: number,
+  digest: string,
+  claim: ClaimRequest | undefined,
+): Promise<Reply> {
+  const calls: Promise<Reply>[] = [];
+  for (let i = 0; i < n; i += 1) {
+    calls.push(
+      redis.bffCountAndReadBuffer(2, keys[2 * i]!, keys[2 * i + 1]!, 1, windows[i]!, modes[i]!, ''),
+    );
+  }
+  if (keys.length > 2 * n) {
+    // The entry, its lock and its waiters' mark share a slot (the cache key's hash tag).
+    const entryKeys = keys.slice(2 * n);
+    calls.push(
+      redis.bffCountAndReadBuffer(
+        entryKeys.length,
+        ...entryKeys,
+        0,
+        digest,
+        claim?.token ?? '',
+        claim?.lockMs ?? 0,
+      ),
+    );
+  }
+  return (await Promise.all(calls)).flat();
+}
+
 export function createRedisSharedState(options: RedisSharedStateOptions): SharedState {
   const { redis, breaker, fallback, bodies, logger } = options;
   redis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
@@ -137,74 +199,27 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
   const throttle = createLogThrottle(logger);
   const cluster = redis instanceof Cluster;
 
-  /**
-   * On a Redis Cluster one script may only touch one slot: each counter (with its guard, which
-   * shares its hash tag) and the entry go as scripts of their own, all sent at once, so a hit
-   * still waits for one round trip. The replies are put together as the single script's.
-   */
-  async function countAndReadBySlot(
-    keys: readonly string[],
-    windows: readonly number[],
-    modes: readonly string[],
-    n: number,
-    digest: string,
-    claim: ClaimRequest | undefined,
-  ): Promise<Reply> {
-    const calls: Promise<Reply>[] = [];
-    for (let i = 0; i < n; i += 1) {
-      calls.push(
-        redis.bffCountAndReadBuffer(
-          2,
-          keys[2 * i]!,
-          keys[2 * i + 1]!,
-          1,
-          windows[i]!,
-          modes[i]!,
-          '',
-        ),
-      );
-    }
-    if (keys.length > 2 * n) {
-      // The entry, its lock and its waiters' mark share a slot (the cache key's hash tag).
-      const entryKeys = keys.slice(2 * n);
-      calls.push(
-        redis.bffCountAndReadBuffer(
-          entryKeys.length,
-          ...entryKeys,
-          0,
-          digest,
-          claim?.token ?? '',
-          claim?.lockMs ?? 0,
-        ),
-      );
-    }
-    return (await Promise.all(calls)).flat();
-  }
-
   /** This instance's count where Redis could not count; a guarded counter needs Redis. */
   const inProcess = (c: CounterRequest): Count | undefined =>
     c.guard === undefined ? fallback.count(c) : undefined;
 
   return {
     async countAndRead(counters, read, log, claim) {
-      const keys: string[] = [];
-      const windows: number[] = [];
-      const modes: string[] = [];
-      for (const c of counters) {
-        keys.push(c.key, c.guard ?? c.key);
-        windows.push(c.windowMs);
-        modes.push(MODE(c));
-      }
+      const { keys, windows, modes } = scriptArguments(counters, read, claim);
       const known = read === undefined ? undefined : bodies.get(read);
-      if (read !== undefined) {
-        keys.push(read);
-        if (claim !== undefined) keys.push(lockKeyOf(read), waitersKeyOf(read));
-      }
       let reply: Reply;
       try {
         reply = await breaker.run(() =>
           cluster
-            ? countAndReadBySlot(keys, windows, modes, counters.length, known?.digest ?? '', claim)
+            ? countAndReadBySlot(
+                redis,
+                keys,
+                windows,
+                modes,
+                counters.length,
+                known?.digest ?? '',
+                claim,
+              )
             : redis.bffCountAndReadBuffer(
                 keys.length,
                 ...keys,
