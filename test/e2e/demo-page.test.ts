@@ -126,7 +126,13 @@ describe('the demo page in service mode', () => {
     await page.route(`${sims.imageOrigin}/**`, (route) => route.abort());
     await open({});
     await page.locator('.card .placeholder').first().waitFor();
+    // Each image fails on its own: wait until no card shows one (a bound, not a speed), then
+    // every card has its placeholder.
+    await page.locator('.card img').first().waitFor({ state: 'detached' });
     expect(await page.locator('.card img').count()).toBe(0);
+    expect(await page.locator('.card .placeholder').count()).toBe(
+      await page.locator('.card').count(),
+    );
   });
 
   it('when the chat server fails on drafts, then that part shows its problem and the rest of the page works', async () => {
