@@ -35,14 +35,16 @@ export interface GatewayStores {
   breakers: Record<string, Breaker>;
 }
 
-/** Each Redis-backed part registers its start and close with the gateway's lifecycle. */
-
 /** How long a session write waits for a replica to confirm it (Sentinel, Cluster). */
 const SESSION_REPLICA_WAIT_MS = 1000;
 
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
 
+/**
+ * The stores, in process or on Redis. With Redis, the connection, each use's breaker and the
+ * single-flight subscriber register their start and close with `lifecycle` here.
+ */
 export function createGatewayStores(
   config: Config,
   logger: Logger,
