@@ -16,8 +16,8 @@ export interface AppDependencies {
   site?: readonly RequestHandler[];
   /** Run on every /api request before bodies are read: CSRF, rate limits. */
   guards?: readonly RequestHandler[];
-  /** Feature routers by mount path, e.g. `/api/search`. */
-  routers: Readonly<Record<string, RequestHandler>>;
+  /** Feature routers, each with its routes' full paths (features/route-table.ts). */
+  routers: readonly RequestHandler[];
 }
 
 /**
@@ -40,7 +40,7 @@ export function createApp(deps: AppDependencies): Express {
   for (const handler of deps.site ?? []) app.use(handler);
   for (const guard of deps.guards ?? []) app.use(guard);
   app.use(createBodyParsing(deps.bodyLimitBytes));
-  for (const [path, router] of Object.entries(deps.routers)) app.use(path, router);
+  for (const router of deps.routers) app.use(router);
   app.use(createNotFound());
   app.use(createErrorHandler());
   return app;

@@ -3,21 +3,17 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config/load-config.js';
 import type { CachedLoader } from './cache/cached-loader.js';
-import { AUTH_ROUTE, createAuthFeature } from './features/auth/auth-feature.js';
-import { BOOTSTRAP_ROUTE, createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
+import { createAuthFeature } from './features/auth/auth-feature.js';
+import { createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
 import {
   createServiceCredentials,
   createSessionCredentials,
 } from './features/chat/chat-credentials.js';
 import { createChatEvents, type ChatEvents } from './features/chat/chat-events.js';
-import { CHAT_ROUTE, createChatFeature } from './features/chat/chat-feature.js';
-import {
-  EVENTS_ROUTE,
-  createEventsFeature,
-  type EventsFeature,
-} from './features/events/events-feature.js';
+import { createChatFeature } from './features/chat/chat-feature.js';
+import { createEventsFeature, type EventsFeature } from './features/events/events-feature.js';
 import { HEAP_PER_STREAM, streamsAllowed } from './features/events/streams-allowed.js';
-import { createSearchFeature, SEARCH_ROUTE } from './features/search/search-feature.js';
+import { createSearchFeature } from './features/search/search-feature.js';
 import type { GatewayAccess } from './gateway-access.js';
 import type { GatewayStores } from './gateway-stores.js';
 import type { GatewayUpstreams } from './gateway-upstreams.js';
@@ -29,8 +25,8 @@ import { createSearchStatus } from './upstreams/search/search-status.js';
 
 /** What the frontend calls: one router per resource, and the routes the hit path answers. */
 export interface GatewayFeatures {
-  /** Mount point → router. */
-  routers: Record<string, RequestHandler>;
+  /** The routers, each mounting its routes of the route table (features/route-table.ts). */
+  routers: RequestHandler[];
   /** The routes whose fresh hits are answered before Express. */
   cachedRoutes: CachedRoute[];
   /** GET /api/events: open streams and the fleet's change bus. */
@@ -100,23 +96,23 @@ export function createGatewayFeatures(
     isDraining: options.isDraining,
     logger,
   });
-  const routers = {
-    [SEARCH_ROUTE]: search.router,
-    [EVENTS_ROUTE]: events.router,
-    [CHAT_ROUTE]: chat.router,
-    [BOOTSTRAP_ROUTE]: bootstrap,
+  const routers = [
+    search.router,
+    events.router,
+    chat.router,
+    bootstrap,
     // In service mode there is no login: every chat call uses the service account.
     ...(sessionMode
-      ? {
-          [AUTH_ROUTE]: createAuthFeature({
+      ? [
+          createAuthFeature({
             chat: chatClient,
             sessions,
             cookie,
             loginLimit: createAttemptLimit(access.limits.login, stores.state),
           }),
-        }
-      : {}),
-  };
+        ]
+      : []),
+  ];
   return {
     routers,
     cachedRoutes: [search.cachedRoute, ...chat.cachedRoutes],

@@ -8,6 +8,7 @@ import type { CacheStore } from './cache/cache-store.js';
 import { createCompressingStore } from './cache/compressing-store.js';
 import type { ChatEvents } from './features/chat/chat-events.js';
 import type { EventsFeature } from './features/events/events-feature.js';
+import { ROUTE_TABLE } from './features/route-table.js';
 import { createGatewayAccess, type GatewayAccess } from './gateway-access.js';
 import { createGatewayFeatures, type GatewayFeatures } from './gateway-features.js';
 import { createGatewayStores, type GatewayStores } from './gateway-stores.js';
@@ -23,6 +24,7 @@ import { createRateLimitGuard } from './http/rate-limits.js';
 import { createStaticSite } from './http/static-site.js';
 import type { Lifecycle } from './lifecycle/lifecycle.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
+import { createRouteTemplates } from './observability/route-templates.js';
 import { createOpenApiDocument, openApiOptions } from './openapi/openapi-document.js';
 import type { RedisConnection } from './redis/redis-client.js';
 import type { Breaker } from './resilience/circuit-breaker.js';
@@ -159,8 +161,15 @@ function createRequestPipeline(parts: {
     ],
     routers: features.routers,
   });
+  const templates = ROUTE_TABLE.map((route) => route.path);
   const edge = (corsOrigins: readonly string[], site: boolean) =>
-    createEdge({ logger, corsOrigins, isDraining: () => readiness.draining, metrics, site });
+    createEdge({
+      logger,
+      corsOrigins,
+      isDraining: () => readiness.draining,
+      metrics,
+      routeOf: createRouteTemplates(templates, site),
+    });
   const hits = createHitPath({
     routes: features.cachedRoutes,
     state: stores.state,

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Router } from 'express';
 import { createRequire } from 'node:module';
-import { methodNotAllowed } from './error-handler.js';
+import { DOCS_ASSET_ROUTE, DOCS_ROUTE, OPENAPI_ROUTE } from './ops-routes.js';
+import { expressPath, mountRoute } from './route-spec.js';
 import { sendEncoded, toEncodable, type EncodableRepresentation } from './send-encoded.js';
 
 /** The documentation page: assets from the gateway itself, styles inline as Swagger UI needs. */
@@ -85,28 +86,22 @@ export function createDocsRouter(describe: () => object): Router {
     return asset;
   };
   const router = Router();
-  router
-    .route('/openapi.json')
-    .get((req, res) => {
-      res.setHeader('Cache-Control', 'no-cache');
-      sendEncoded(req, res, document());
-    })
-    .all(methodNotAllowed(['GET']));
-  router
-    .route('/docs')
-    .get((_req, res) => {
-      res
-        .set({ 'Content-Security-Policy': DOCS_POLICY, 'Cache-Control': 'no-cache' })
-        .type('html')
-        .send(PAGE);
-    })
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, OPENAPI_ROUTE, (req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    sendEncoded(req, res, document());
+  });
+  mountRoute(router, DOCS_ROUTE, (_req, res) => {
+    res
+      .set({ 'Content-Security-Policy': DOCS_POLICY, 'Cache-Control': 'no-cache' })
+      .type('html')
+      .send(PAGE);
+  });
   router.get('/docs/docs.js', (_req, res) => {
     res.set('Cache-Control', 'no-cache').type('text/javascript').send(INIT);
   });
-  router.get('/docs/:asset', async (req, res, next) => {
-    const name = req.params.asset;
-    if (!ASSETS.has(name)) {
+  router.get(expressPath(DOCS_ASSET_ROUTE.path), async (req, res, next) => {
+    const name = req.params['asset'];
+    if (typeof name !== 'string' || !ASSETS.has(name)) {
       next();
       return;
     }

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Metrics } from '../observability/metrics.js';
-import { routeTemplate } from '../observability/route-templates.js';
+import type { RouteTemplates } from '../observability/route-templates.js';
 import { enterTrace, traceHeadersFromSdk } from '../observability/trace-context.js';
 import { assignRequestId } from './request-id.js';
 import { createRequestLogger } from './request-logger.js';
@@ -25,19 +25,18 @@ export function createEdge(options: {
   corsOrigins: readonly string[];
   isDraining(): boolean;
   metrics: Metrics;
-  /** Whether a frontend is served (STATIC_DIR): its paths get their own route label. */
-  site: boolean;
+  /** The route template of a request target (its metric label and span name). */
+  routeOf: RouteTemplates;
 }): Stage {
   const log = createRequestLogger(options.logger);
   const security = createSecurity({ corsOrigins: options.corsOrigins });
-  const { metrics } = options;
-  const site = options.site;
+  const { metrics, routeOf } = options;
   /** One listener for every response (no closure per request): the request's own fields. */
   function observe(this: ServerResponse): void {
     const req = this.req as IncomingMessage & Timed;
     metrics.observeRequest(
       req.method ?? 'GET',
-      routeTemplate(req[URL_SEEN], site),
+      routeOf(req[URL_SEEN]),
       this.statusCode,
       (performance.now() - req[STARTED]) / 1000,
     );
@@ -63,7 +62,7 @@ export function createEdge(options: {
     enterTrace(
       req,
       res,
-      () => routeTemplate(timed[URL_SEEN], site),
+      () => routeOf(timed[URL_SEEN]),
       () => proceed(req, res, after),
     );
   };

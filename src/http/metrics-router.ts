@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router } from 'express';
 import { AppError } from '../errors/app-error.js';
 import type { Metrics } from '../observability/metrics.js';
-import { methodNotAllowed } from './error-handler.js';
+import { METRICS_ROUTE } from './ops-routes.js';
+import { mountRoute } from './route-spec.js';
 
 /**
  * The token of a Bearer credential (RFC 6750 §2.1): the scheme matched case-insensitively
@@ -32,23 +33,20 @@ export function createMetricsRouter(options: {
   token: string | undefined;
 }): Router {
   const router = Router();
-  router
-    .route('/metrics')
-    .get(async (req, res) => {
-      if (options.token !== undefined) {
-        const header = req.get('authorization');
-        const presented = BEARER.exec(header ?? '')?.[1];
-        if (!sameToken(presented, options.token)) {
-          throw new AppError('UNAUTHORIZED', 'Metrics need a bearer token.', {
-            headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-          });
-        }
+  mountRoute(router, METRICS_ROUTE, async (req, res) => {
+    if (options.token !== undefined) {
+      const header = req.get('authorization');
+      const presented = BEARER.exec(header ?? '')?.[1];
+      if (!sameToken(presented, options.token)) {
+        throw new AppError('UNAUTHORIZED', 'Metrics need a bearer token.', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+        });
       }
-      res
-        .status(200)
-        .set({ 'Content-Type': options.metrics.contentType, 'Cache-Control': 'no-store' })
-        .send(await options.metrics.render());
-    })
-    .all(methodNotAllowed(['GET']));
+    }
+    res
+      .status(200)
+      .set({ 'Content-Type': options.metrics.contentType, 'Cache-Control': 'no-store' })
+      .send(await options.metrics.render());
+  });
   return router;
 }

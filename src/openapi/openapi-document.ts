@@ -1,26 +1,8 @@
 import { z } from 'zod';
 import type { Config } from '../../config/load-config.js';
-import { ProblemSchema } from '../errors/to-problem.js';
-import { LoginBody } from '../features/auth/auth-inputs.js';
-import { SessionDescription } from '../features/auth/describe-session.js';
-import { BootstrapBody } from '../features/bootstrap/bootstrap-schema.js';
-import {
-  ChannelFoldersQuery,
-  EmailParams,
-  EmojiParams,
-  StatusBody,
-  UserIdParams,
-  UserQuery,
-} from '../features/chat/chat-inputs.js';
-import { createSearchQuerySchema } from '../features/search/search-query.js';
-import { HealthBody, ReadinessBody } from '../health/readiness.js';
-import {
-  ChannelFoldersResponse,
-  DraftsResponse,
-  UserResponse,
-} from '../upstreams/chat/chat-schemas.js';
-import { ResultList } from '../upstreams/search/search-schemas.js';
 import { STATUS_TITLES } from '../errors/to-problem.js';
+import { ROUTE_TABLE, SCHEMAS } from '../features/route-table.js';
+import type { RouteAnswer, RouteSpec } from '../http/route-spec.js';
 
 type Json = Record<string, unknown>;
 
@@ -66,24 +48,15 @@ const plain = (type: string, schemaType: 'string' | 'object', description: strin
 const NOT_MODIFIED = {
   description: 'Not modified: the If-None-Match entity-tag is current. No body.',
 } as const;
-const cached = (schema: string, description: string, media?: string[]) => ({
-  200: {
-    ...body(schema, description, media),
-    headers: {
-      ETag: { $ref: '#/components/headers/ETag' },
-      'X-Cache': { $ref: '#/components/headers/XCache' },
-      'Cache-Status': { $ref: '#/components/headers/CacheStatus' },
-    },
-  },
-  304: NOT_MODIFIED,
-});
+/** What a cached answer's 200 carries besides its body. */
+const CACHE_HEADERS = {
+  ETag: { $ref: '#/components/headers/ETag' },
+  'X-Cache': { $ref: '#/components/headers/XCache' },
+  'Cache-Status': { $ref: '#/components/headers/CacheStatus' },
+} as const;
 
 /** Every /api route may answer these: wrong method, rate limit, a gateway fault or outage. */
 const COMMON = [405, 429, 500, 503];
-/** A route that calls an upstream may also answer its faults. */
-const UPSTREAM = [502, 504];
-/** An unsafe request: anti-forgery, body size and type. */
-const UNSAFE = [403, 413, 415];
 
 function operation(
   id: string,
@@ -123,204 +96,65 @@ export function openApiOptions(config: Config): OpenApiOptions {
   };
 }
 
+const describeAnswer = (answer: RouteAnswer): Json =>
+  'body' in answer
+    ? body(answer.body, answer.description, answer.media && [...answer.media])
+    : 'type' in answer
+      ? plain(answer.media, answer.type, answer.description)
+      : { description: answer.description };
+
+/** One route of the table as an OpenAPI operation. */
+function describeRoute(route: RouteSpec, options: OpenApiOptions): Json {
+  const responses: Json = Object.fromEntries(
+    Object.entries(route.answers).map(([status, answer]) => [status, describeAnswer(answer)]),
+  );
+  if (route.cached) {
+    responses['200'] = { ...(responses['200'] as Json), headers: CACHE_HEADERS };
+    responses['304'] = NOT_MODIFIED;
+  }
+  const { path, query, body: requestBody } = route.inputs ?? {};
+  const parameterList = [
+    ...(path ? parameters(path, 'path') : []),
+    ...(query
+      ? parameters(typeof query === 'function' ? query(options.maxK) : query, 'query')
+      : []),
+    ...(route.parameters ?? []),
+  ];
+  return operation(
+    route.id,
+    route.summary,
+    responses,
+    [...route.errors, ...(route.auth && options.sessionMode ? [401] : [])],
+    {
+      ...(route.description === undefined ? {} : { description: route.description }),
+      ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
+      ...(requestBody
+        ? {
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema: schemaOf(requestBody, 'input') } },
+            },
+          }
+        : {}),
+    },
+  );
+}
+
 /**
  * The OpenAPI 3.1 description of every API and operations route (contract section 2),
- * generated from the zod schemas that validate the requests and shape the answers. Served at
- * /openapi.json; a test lints it and checks every integration test's responses against it.
+ * generated from the route table and the zod schemas that validate the requests and shape the
+ * answers. Served at /openapi.json; a test lints it and checks every integration test's
+ * responses against it.
  */
 export function createOpenApiDocument(options: OpenApiOptions): Json {
-  const searchQuery = parameters(createSearchQuerySchema(options.maxK), 'query');
-  const json = (schema: z.ZodType) => ({
-    required: true,
-    content: { 'application/json': { schema: schemaOf(schema, 'input') } },
-  });
-  const auth = options.sessionMode ? [401] : [];
-  const paths: Json = {
-    '/api/search': {
-      get: operation(
-        'search',
-        'Search products, reranked; `next` continues with a cursor.',
-        cached('ResultList', 'A result list (JSON or LD-JSON).', [
-          'application/json',
-          'application/ld+json',
-        ]),
-        [400, 406, ...UPSTREAM],
-        { parameters: searchQuery },
-      ),
-    },
-    '/api/search/url': {
-      get: operation(
-        'followResultLink',
-        'The click-tracking redirect, proxied byte-for-byte.',
-        {
-          '3XX': { description: "The search service's redirect; Location passes through." },
-          400: {
-            description:
-              '`INVALID_LINK` (SEARCH_LINKS=gateway): the query does not end with the `sig` the gateway signed it with (missing, altered, repeated or not last); no upstream call is made. `BAD_REQUEST`: the search service rejected the link.',
-            content: {
-              'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
-            },
-          },
-        },
-        UPSTREAM,
-        {
-          description:
-            'With SEARCH_LINKS=gateway only links the gateway issued are followed: their query ends with `sig`, an HMAC over every byte before it, and goes upstream without it. With SEARCH_LINKS=upstream the query passes as it is.',
-          parameters: [
-            {
-              name: 'sig',
-              in: 'query',
-              required: false,
-              description: 'SEARCH_LINKS=gateway: the last parameter, as the gateway issued it.',
-              schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' },
-            },
-          ],
-        },
-      ),
-    },
-    '/api/chat/drafts': {
-      get: operation(
-        'listDrafts',
-        "The caller's drafts, most recently edited first.",
-        { 200: body('Drafts', 'The drafts.') },
-        [...auth, ...UPSTREAM],
-      ),
-    },
-    '/api/chat/channel-folders': {
-      get: operation(
-        'listChannelFolders',
-        "The realm's channel folders by `order`.",
-        cached('ChannelFolders', 'The folders.'),
-        [400, ...auth, ...UPSTREAM],
-        { parameters: parameters(ChannelFoldersQuery, 'query') },
-      ),
-    },
-    '/api/chat/users/{email}': {
-      get: operation(
-        'getUserByEmail',
-        'One user of the organization.',
-        { 200: body('User', 'The user.') },
-        [400, ...auth, 403, 404, ...UPSTREAM],
-        { parameters: [...parameters(EmailParams, 'path'), ...parameters(UserQuery, 'query')] },
-      ),
-    },
-    '/api/chat/users/{user_id}/status': {
-      post: operation(
-        'setUserStatus',
-        "Set another user's status (administrators).",
-        { 204: { description: 'Set.' } },
-        [400, ...auth, ...UNSAFE, 404, ...UPSTREAM],
-        { parameters: parameters(UserIdParams, 'path'), requestBody: json(StatusBody) },
-      ),
-    },
-    '/api/chat/emoji/{emoji_name}': {
-      delete: operation(
-        'deactivateEmoji',
-        'Deactivate a custom emoji.',
-        { 204: { description: 'Deactivated.' } },
-        [400, ...auth, ...UNSAFE, 404, ...UPSTREAM],
-        { parameters: parameters(EmojiParams, 'path') },
-      ),
-    },
-    '/api/events': {
-      get: operation(
-        'events',
-        "Server-sent events: a `channel_folders` event with the current list, then one per change (contract section 2.2). Each event is `id:` the list version (the folder route's identity ETag without quotes), `event: channel_folders`, `data:` that route's JSON body. Send `Last-Event-ID` to skip a version already held.",
-        {
-          200: plain('text/event-stream', 'string', 'An event stream that stays open.'),
-        },
-        [400, ...auth, ...UPSTREAM],
-        {
-          parameters: [
-            ...parameters(ChannelFoldersQuery, 'query'),
-            {
-              name: 'Last-Event-ID',
-              in: 'header',
-              required: false,
-              schema: { type: 'string' },
-              description: 'The version the page already shows.',
-            },
-          ],
-        },
-      ),
-    },
-    '/api/bootstrap': {
-      get: operation(
-        'bootstrap',
-        'The first screen in one call; failed parts are null with their problem.',
-        { 200: body('Bootstrap', 'Every part, or its problem.') },
-        [],
-      ),
-    },
-    '/openapi.json': {
-      get: operation(
-        'openapi',
-        'This document.',
-        {
-          200: plain('application/json', 'object', 'OpenAPI 3.1.'),
-          304: NOT_MODIFIED,
-        },
-        [],
-      ),
-    },
-    '/docs': {
-      get: operation(
-        'docs',
-        'This document, rendered for a person (Swagger UI, served by the gateway).',
-        { 200: plain('text/html', 'string', 'A page.') },
-        [],
-      ),
-    },
-  };
-  if (options.metrics) {
-    Object.assign(paths, {
-      '/metrics': {
-        get: operation(
-          'metrics',
-          'Prometheus text format.',
-          { 200: plain('text/plain', 'string', 'Metrics.') },
-          [401],
-        ),
-      },
-    });
-  }
-  if (options.health) {
-    Object.assign(paths, {
-      '/healthz': { get: operation('health', 'Alive.', { 200: body('Health', 'Alive.') }, []) },
-      '/readyz': {
-        get: operation(
-          'readiness',
-          'Ready to serve (degraded counts as ready).',
-          { 200: body('Readiness', 'Ready.'), 503: body('Readiness', 'Draining.') },
-          [],
-        ),
-      },
-    });
-  }
-  if (options.sessionMode) {
-    Object.assign(paths, {
-      '/api/auth/login': {
-        post: operation(
-          'login',
-          'Log in with the chat email and password (or API key).',
-          { 200: body('Session', 'The new session; the cookie is set.') },
-          [400, 401, ...UNSAFE, ...UPSTREAM],
-          { requestBody: json(LoginBody) },
-        ),
-      },
-      '/api/auth/logout': {
-        post: operation('logout', 'End the session.', { 204: { description: 'Ended.' } }, [403]),
-      },
-      '/api/auth/session': {
-        get: operation(
-          'session',
-          'Who is logged in.',
-          { 200: body('Session', 'The session.') },
-          [401],
-        ),
-      },
-    });
-  }
+  const served = (route: RouteSpec) =>
+    !route.undocumented && (route.servedWhen === undefined || options[route.servedWhen]);
+  const paths: Json = Object.fromEntries(
+    ROUTE_TABLE.filter(served).map((route) => [
+      route.path,
+      { [route.method]: describeRoute(route, options) },
+    ]),
+  );
   const statuses = [400, 401, 403, 404, 405, 406, 413, 415, 429, 500, 502, 503, 504];
   return {
     openapi: '3.1.0',
@@ -332,17 +166,9 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
     },
     paths,
     components: {
-      schemas: {
-        Problem: schemaOf(ProblemSchema, 'output'),
-        ResultList: schemaOf(ResultList, 'output'),
-        Drafts: schemaOf(DraftsResponse, 'output'),
-        ChannelFolders: schemaOf(ChannelFoldersResponse, 'output'),
-        User: schemaOf(UserResponse, 'output'),
-        Session: schemaOf(SessionDescription, 'output'),
-        Bootstrap: schemaOf(BootstrapBody, 'output'),
-        Health: schemaOf(HealthBody, 'output'),
-        Readiness: schemaOf(ReadinessBody, 'output'),
-      },
+      schemas: Object.fromEntries(
+        Object.entries(SCHEMAS).map(([name, schema]) => [name, schemaOf(schema, 'output')]),
+      ),
       responses: Object.fromEntries(
         statuses.map((status) => [
           `Problem${status}`,

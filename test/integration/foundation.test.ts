@@ -6,6 +6,7 @@ import { createApp } from '../../src/app.js';
 import { createReadiness } from '../../src/health/readiness.js';
 import { createHealthRouter } from '../../src/http/health-router.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { createRouteTemplates } from '../../src/observability/route-templates.js';
 import { compileTrust } from '../../src/http/client-address.js';
 import { chain, createEdge } from '../../src/http/edge.js';
 import { createLogCapture } from '../helpers/log-capture.js';
@@ -16,10 +17,10 @@ function shell() {
   const logs = createLogCapture();
   const readiness = createReadiness([{ name: 'cache', check: () => ({ status: 'ok' }) }]);
   const failing = Router();
-  failing.get('/boom', () => {
+  failing.get('/api/test/boom', () => {
     throw new Error('database password=hunter2 at /srv/internal.ts:12');
   });
-  failing.post('/echo', (req, res) => {
+  failing.post('/api/test/echo', (req, res) => {
     res.json(req.body);
   });
   const edge = createEdge({
@@ -27,13 +28,13 @@ function shell() {
     corsOrigins: ['https://app.example.test'],
     isDraining: () => readiness.draining,
     metrics: createMetrics({ enabled: false }),
-    site: false,
+    routeOf: createRouteTemplates(['/api/test/boom', '/api/test/echo'], false),
   });
   const inner = createApp({
     ops: createHealthRouter(readiness),
     trust: compileTrust(false),
     bodyLimitBytes: 1024,
-    routers: { '/api/test': failing },
+    routers: [failing],
   }) as unknown as RequestListener;
   return { app: chain([edge], inner), logs, readiness };
 }

@@ -18,6 +18,7 @@ async function knownMix(gw: TestGateway) {
   await app.get('/api/search?q=coffee&k=3').expect(200);
   await app.get('/api/search?q=coffee&k=0').expect(400);
   await app.get('/api/nowhere/marie@acme.test').expect(404);
+  await app.get('/api/events?include_archived=maybe').expect(400);
   await app.get('/api/chat/channel-folders').expect(200);
   await app.get('/api/chat/users/marie%40acme.test').expect(200);
   await app.post('/api/chat/users/4/status').send({ status_text: 'x' }).expect(403);
@@ -43,6 +44,8 @@ describe('GET /metrics', () => {
     expect(requests('/api/search', '200')).toBe(3);
     expect(requests('/api/search', '400')).toBe(1);
     expect(requests('unmatched', '404')).toBe(1);
+    // Every route of the table has its label: the event stream's was once `unmatched`.
+    expect(requests('/api/events', '400')).toBe(1);
     expect(requests('/api/chat/channel-folders', '200')).toBe(1);
     expect(requests('/api/chat/users/{email}', '200')).toBe(1);
     // A guard's refusal carries the route its path matches.

@@ -6,8 +6,6 @@ import type { ChatClient } from '../../upstreams/chat/chat-client.js';
 import { createAuthRouter } from './auth-router.js';
 import { createAuthService } from './auth-service.js';
 
-export const AUTH_ROUTE = '/api/auth';
-
 /**
  * Login, logout and the session, in session mode (contract section 2): the chat server checks
  * the credentials, the gateway keeps them in a server-side session.

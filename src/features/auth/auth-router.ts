@@ -1,12 +1,11 @@
 import { Router } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
-import { parseInput } from '../../errors/validation-error.js';
-import { methodNotAllowed } from '../../http/error-handler.js';
 import type { AttemptLimit } from '../../http/rate-limits.js';
+import { mountRoute } from '../../http/route-spec.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import { describeSession as describe } from './describe-session.js';
-import { LoginBody } from './auth-inputs.js';
+import { ROUTES } from '../route-table.js';
 import type { AuthService } from './auth-service.js';
 
 export interface AuthRouterOptions {
@@ -22,51 +21,41 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
   const { service, sessions, cookie } = options;
   const router = Router();
 
-  router
-    .route('/login')
-    .post(async (req, res) => {
-      const input = parseInput(LoginBody, req.body, 'body');
-      const attempt = await options.loginLimit.begin(req, res);
-      let opened;
-      try {
-        opened = await service.login(input, req.id);
-      } catch (error) {
-        // Refused credentials stay counted against the client; nothing else does.
-        if (!isAppError(error) || error.code !== 'UNAUTHORIZED') await attempt.forgive();
-        throw error;
-      }
-      await attempt.forgive();
-      const { id, session } = opened;
-      // Rotation: whatever session this browser had is ended, and the new one gets a new id.
-      const previous = cookie.read(req);
-      if (previous !== undefined) await sessions.destroy(previous);
-      cookie.set(res, id);
-      res.set('Cache-Control', 'no-store').json(describe(session));
-    })
-    .all(methodNotAllowed(['POST']));
+  mountRoute(router, ROUTES.login, async (req, res, { body: input }) => {
+    const attempt = await options.loginLimit.begin(req, res);
+    let opened;
+    try {
+      opened = await service.login(input, req.id);
+    } catch (error) {
+      // Refused credentials stay counted against the client; nothing else does.
+      if (!isAppError(error) || error.code !== 'UNAUTHORIZED') await attempt.forgive();
+      throw error;
+    }
+    await attempt.forgive();
+    const { id, session } = opened;
+    // Rotation: whatever session this browser had is ended, and the new one gets a new id.
+    const previous = cookie.read(req);
+    if (previous !== undefined) await sessions.destroy(previous);
+    cookie.set(res, id);
+    res.set('Cache-Control', 'no-store').json(describe(session));
+  });
 
-  router
-    .route('/logout')
-    .post(async (req, res) => {
-      const id = cookie.read(req);
-      if (id !== undefined) await sessions.destroy(id);
-      cookie.clear(res);
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(['POST']));
+  mountRoute(router, ROUTES.logout, async (req, res) => {
+    const id = cookie.read(req);
+    if (id !== undefined) await sessions.destroy(id);
+    cookie.clear(res);
+    res.status(204).end();
+  });
 
-  router
-    .route('/session')
-    .get(async (req, res) => {
-      const id = cookie.read(req);
-      const session = id === undefined ? undefined : await sessions.lookup(id);
-      if (!session) {
-        if (id !== undefined) cookie.clear(res);
-        throw new AppError('UNAUTHORIZED', 'Nobody is logged in.');
-      }
-      res.set('Cache-Control', 'no-store').json(describe(session));
-    })
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, ROUTES.session, async (req, res) => {
+    const id = cookie.read(req);
+    const session = id === undefined ? undefined : await sessions.lookup(id);
+    if (!session) {
+      if (id !== undefined) cookie.clear(res);
+      throw new AppError('UNAUTHORIZED', 'Nobody is logged in.');
+    }
+    res.set('Cache-Control', 'no-store').json(describe(session));
+  });
 
   return router;
 }

@@ -8,8 +8,6 @@ import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
 import { createBootstrapRouter } from './bootstrap-router.js';
 
-export const BOOTSTRAP_ROUTE = '/api/bootstrap';
-
 /**
  * `GET /api/bootstrap` from the gateway's parts: in service mode the first screen names the
  * account every chat call uses; in session mode it is the logged-in user's, or empty.

@@ -1,12 +1,13 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import { toAppError, toProblem, type Problem } from '../../errors/to-problem.js';
-import { methodNotAllowed } from '../../http/error-handler.js';
+import { mountRoute } from '../../http/route-spec.js';
 import type { ChatCall, ChatCredentials } from '../../upstreams/chat/chat-client.js';
 import { refusedCredentialsOf } from '../../upstreams/chat/chat-client.js';
 import type { SearchStatus } from '../../upstreams/search/search-status.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
+import { ROUTES } from '../route-table.js';
 import type { BootstrapPart } from './bootstrap-schema.js';
 
 /** Who the first screen is for: the session's (or service account's) body and credentials. */
@@ -35,62 +36,59 @@ type Part = BootstrapPart;
  */
 export function createBootstrapRouter(options: BootstrapOptions): Router {
   const router = Router();
-  router
-    .route('/')
-    .get(async (req, res) => {
-      const errors: (Problem & { part: Part })[] = [];
-      const failed = (part: Part, error: unknown) => {
-        errors.push({ ...toProblem(toAppError(error), req.id), part });
-        return null;
-      };
-      let expire = () => undefined as void;
-      const deadline = new Promise<'late'>((resolve) => {
-        const timer = setTimeout(() => resolve('late'), options.deadlineMs);
-        expire = () => clearTimeout(timer);
-      });
-      const inTime = async <T>(work: Promise<T>, source: 'chat' | 'search'): Promise<T> => {
-        const outcome = await Promise.race([work, deadline]);
-        if (outcome !== 'late') return outcome;
-        throw new AppError(
-          'UPSTREAM_TIMEOUT',
-          `The ${source} service did not answer within ${options.deadlineMs} ms.`,
-          { source },
-        );
-      };
+  mountRoute(router, ROUTES.bootstrap, async (req, res) => {
+    const errors: (Problem & { part: Part })[] = [];
+    const failed = (part: Part, error: unknown) => {
+      errors.push({ ...toProblem(toAppError(error), req.id), part });
+      return null;
+    };
+    let expire = () => undefined as void;
+    const deadline = new Promise<'late'>((resolve) => {
+      const timer = setTimeout(() => resolve('late'), options.deadlineMs);
+      expire = () => clearTimeout(timer);
+    });
+    const inTime = async <T>(work: Promise<T>, source: 'chat' | 'search'): Promise<T> => {
+      const outcome = await Promise.race([work, deadline]);
+      if (outcome !== 'late') return outcome;
+      throw new AppError(
+        'UPSTREAM_TIMEOUT',
+        `The ${source} service did not answer within ${options.deadlineMs} ms.`,
+        { source },
+      );
+    };
 
-      const search = inTime(options.searchStatus.available(), 'search').catch(() => false);
-      let caller: Caller | undefined;
+    const search = inTime(options.searchStatus.available(), 'search').catch(() => false);
+    let caller: Caller | undefined;
+    try {
+      caller = await options.identify(req, res);
+    } catch (error) {
+      failed('session', error);
+    }
+    const asCaller = async <T>(part: Part, fn: (call: ChatCall) => Promise<T>) => {
+      if (!caller) return null;
+      const call = { credentials: caller.credentials, requestId: req.id };
       try {
-        caller = await options.identify(req, res);
+        return await inTime(fn(call), 'chat');
       } catch (error) {
-        failed('session', error);
+        const mine = isAppError(error) && refusedCredentialsOf(error) === call.credentials;
+        return failed(part, mine ? await options.credentials.refused(req, res, error) : error);
       }
-      const asCaller = async <T>(part: Part, fn: (call: ChatCall) => Promise<T>) => {
-        if (!caller) return null;
-        const call = { credentials: caller.credentials, requestId: req.id };
-        try {
-          return await inTime(fn(call), 'chat');
-        } catch (error) {
-          const mine = isAppError(error) && refusedCredentialsOf(error) === call.credentials;
-          return failed(part, mine ? await options.credentials.refused(req, res, error) : error);
-        }
-      };
-      const [folders, drafts, available] = await Promise.all([
-        asCaller('channel_folders', (call) =>
-          options.chat.channelFolders(call, false, { log: req.log }),
-        ),
-        asCaller('drafts', (call) => options.chat.drafts(call)),
-        search,
-      ]);
-      expire();
-      // The folders' cached bytes go in as they are: no parse and re-serialise.
-      const body =
-        `{"data":{"session":${JSON.stringify(caller?.session ?? null)}` +
-        `,"channel_folders":${folders ? folders.representation.body.toString('utf8') : 'null'}` +
-        `,"drafts":${JSON.stringify(drafts)}` +
-        `,"search":${JSON.stringify({ available })}},"errors":${JSON.stringify(errors)}}`;
-      res.status(200).set('Cache-Control', 'no-store').type('application/json').send(body);
-    })
-    .all(methodNotAllowed(['GET']));
+    };
+    const [folders, drafts, available] = await Promise.all([
+      asCaller('channel_folders', (call) =>
+        options.chat.channelFolders(call, false, { log: req.log }),
+      ),
+      asCaller('drafts', (call) => options.chat.drafts(call)),
+      search,
+    ]);
+    expire();
+    // The folders' cached bytes go in as they are: no parse and re-serialise.
+    const body =
+      `{"data":{"session":${JSON.stringify(caller?.session ?? null)}` +
+      `,"channel_folders":${folders ? folders.representation.body.toString('utf8') : 'null'}` +
+      `,"drafts":${JSON.stringify(drafts)}` +
+      `,"search":${JSON.stringify({ available })}},"errors":${JSON.stringify(errors)}}`;
+    res.status(200).set('Cache-Control', 'no-store').type('application/json').send(body);
+  });
   return router;
 }

@@ -5,12 +5,11 @@ import type { CachedLoader } from '../../cache/cached-loader.js';
 import { parseWith } from '../../errors/parse-with.js';
 import type { CachedRoute } from '../../http/hit-path.js';
 import type { ChatClient } from '../../upstreams/chat/chat-client.js';
+import { ROUTES } from '../route-table.js';
 import type { ChatCredentialsResolver } from './chat-credentials.js';
 import { ChannelFoldersQuery } from './chat-inputs.js';
 import { createChatRouter } from './chat-router.js';
 import { createChatService, type ChatService } from './chat-service.js';
-
-export const CHAT_ROUTE = '/api/chat';
 
 export interface ChatFeature {
   router: Router;
@@ -40,7 +39,7 @@ export function createChatFeature(options: {
     chat.authMode === 'service'
       ? [
           {
-            path: `${CHAT_ROUTE}/channel-folders`,
+            path: ROUTES.listChannelFolders.path,
             keyOf(_req, query) {
               const input = parseWith(ChannelFoldersQuery, parseQuery(query), () => undefined);
               return input && service.channelFoldersKey(input.include_archived);

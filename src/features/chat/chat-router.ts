@@ -1,17 +1,9 @@
 import { Router, type Request, type Response } from 'express';
-import { parseInput } from '../../errors/validation-error.js';
-import { methodNotAllowed } from '../../http/error-handler.js';
+import { mountRoute } from '../../http/route-spec.js';
 import { sendRepresentation } from '../../http/send-representation.js';
 import type { ChatCall } from '../../upstreams/chat/chat-client.js';
+import { ROUTES } from '../route-table.js';
 import { callAsCaller, type ChatCredentialsResolver } from './chat-credentials.js';
-import {
-  ChannelFoldersQuery,
-  EmailParams,
-  EmojiParams,
-  StatusBody,
-  UserIdParams,
-  UserQuery,
-} from './chat-inputs.js';
 import type { ChatService } from './chat-service.js';
 
 export interface ChatRouterOptions {
@@ -19,7 +11,7 @@ export interface ChatRouterOptions {
   credentials: ChatCredentialsResolver;
 }
 
-/** `/api/chat/...` (contract section 2): parse input, resolve the caller, call the service, send. */
+/** `/api/chat/...` (contract section 2): resolve the caller, call the service, send. */
 export function createChatRouter(options: ChatRouterOptions): Router {
   const { service, credentials } = options;
   const router = Router();
@@ -27,66 +19,46 @@ export function createChatRouter(options: ChatRouterOptions): Router {
   const asCaller = <T>(req: Request, res: Response, fn: (call: ChatCall) => Promise<T>) =>
     callAsCaller(credentials, req, res, fn);
 
-  router
-    .route('/drafts')
-    .get(async (req, res) => {
-      const result = await asCaller(req, res, (call) => service.drafts(call));
-      res.set('Cache-Control', 'no-store').json(result);
-    })
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, ROUTES.listDrafts, async (req, res) => {
+    const result = await asCaller(req, res, (call) => service.drafts(call));
+    res.set('Cache-Control', 'no-store').json(result);
+  });
 
-  router
-    .route('/channel-folders')
-    .get(async (req, res) => {
-      const { include_archived } = parseInput(ChannelFoldersQuery, req.query, 'query');
-      // The hit path read this entry already when it admitted the request.
-      const read = req.admission?.read;
-      const known = read?.key === service.channelFoldersKey(include_archived) ? read : undefined;
-      const result = await asCaller(req, res, (call) =>
-        service.channelFolders(call, include_archived, {
-          log: req.log,
-          ...(known ? { known } : {}),
-        }),
-      );
-      sendRepresentation(req, res, result.representation, result);
-    })
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, ROUTES.listChannelFolders, async (req, res, { query }) => {
+    const { include_archived } = query;
+    // The hit path read this entry already when it admitted the request.
+    const read = req.admission?.read;
+    const known = read?.key === service.channelFoldersKey(include_archived) ? read : undefined;
+    const result = await asCaller(req, res, (call) =>
+      service.channelFolders(call, include_archived, {
+        log: req.log,
+        ...(known ? { known } : {}),
+      }),
+    );
+    sendRepresentation(req, res, result.representation, result);
+  });
 
-  router
-    .route('/users/:email')
-    .get(async (req, res) => {
-      const { email } = parseInput(EmailParams, req.params, 'path');
-      const query = parseInput(UserQuery, req.query, 'query');
-      const result = await asCaller(req, res, (call) =>
-        service.user(call, email, {
-          ...(query.client_gravatar === undefined ? {} : { clientGravatar: query.client_gravatar }),
-          ...(query.include_custom_profile_fields === undefined
-            ? {}
-            : { includeCustomProfileFields: query.include_custom_profile_fields }),
-        }),
-      );
-      res.set('Cache-Control', 'no-store').json(result);
-    })
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, ROUTES.getUserByEmail, async (req, res, { path, query }) => {
+    const result = await asCaller(req, res, (call) =>
+      service.user(call, path.email, {
+        ...(query.client_gravatar === undefined ? {} : { clientGravatar: query.client_gravatar }),
+        ...(query.include_custom_profile_fields === undefined
+          ? {}
+          : { includeCustomProfileFields: query.include_custom_profile_fields }),
+      }),
+    );
+    res.set('Cache-Control', 'no-store').json(result);
+  });
 
-  router
-    .route('/users/:user_id/status')
-    .post(async (req, res) => {
-      const { user_id } = parseInput(UserIdParams, req.params, 'path');
-      const update = parseInput(StatusBody, req.body, 'body');
-      await asCaller(req, res, (call) => service.updateStatus(call, user_id, update));
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(['POST']));
+  mountRoute(router, ROUTES.setUserStatus, async (req, res, { path, body }) => {
+    await asCaller(req, res, (call) => service.updateStatus(call, path.user_id, body));
+    res.status(204).end();
+  });
 
-  router
-    .route('/emoji/:emoji_name')
-    .delete(async (req, res) => {
-      const { emoji_name } = parseInput(EmojiParams, req.params, 'path');
-      await asCaller(req, res, (call) => service.deactivateEmoji(call, emoji_name));
-      res.status(204).end();
-    })
-    .all(methodNotAllowed(['DELETE']));
+  mountRoute(router, ROUTES.deactivateEmoji, async (req, res, { path }) => {
+    await asCaller(req, res, (call) => service.deactivateEmoji(call, path.emoji_name));
+    res.status(204).end();
+  });
 
   return router;
 }

@@ -6,6 +6,7 @@ import type { RedisConnection } from '../../redis/redis-client.js';
 import type { SessionManager } from '../../sessions/session-manager.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
+import { ROUTES } from '../route-table.js';
 import { createLocalChangeBus, createRedisChangeBus, type ChangeBus } from './change-bus.js';
 import { createEventHub, type EventHub, type FolderVariant } from './event-hub.js';
 import { createEventsRouter } from './events-router.js';
@@ -13,8 +14,6 @@ import { createEventsStage } from './events-stage.js';
 import type { Stage } from '../../http/edge.js';
 import type { RateLimitPolicy } from '../../http/rate-limits.js';
 import type { SharedState } from '../../state/shared-state.js';
-
-export const EVENTS_ROUTE = '/api/events';
 
 /** What the browser waits before reconnecting on its own (contract: 1000–30000 ms). */
 const RETRY_MS = 3000;
@@ -86,7 +85,7 @@ export function createEventsFeature(options: {
   return {
     stage: createEventsStage({
       ...route,
-      path: EVENTS_ROUTE,
+      path: ROUTES.events.path,
       policies: options.policies,
       state: options.state,
     }),

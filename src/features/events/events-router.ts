@@ -1,11 +1,10 @@
 import { Router } from 'express';
 import { AppError } from '../../errors/app-error.js';
-import { parseInput } from '../../errors/validation-error.js';
-import { methodNotAllowed } from '../../http/error-handler.js';
+import { mountRoute } from '../../http/route-spec.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
-import { ChannelFoldersQuery } from '../chat/chat-inputs.js';
 import type { ChatService } from '../chat/chat-service.js';
+import { ROUTES } from '../route-table.js';
 import type { EventHub } from './event-hub.js';
 import { openStream } from './events-stage.js';
 
@@ -29,23 +28,20 @@ export interface EventsRouterOptions {
 export function createEventsRouter(options: EventsRouterOptions): Router {
   const { hub } = options;
   const router = Router();
-  router
-    .route('/')
-    .get(async (req, res) => {
-      const { include_archived } = parseInput(ChannelFoldersQuery, req.query, 'query');
-      if (options.isDraining() || hub.size >= options.maxStreams) {
-        throw new AppError(
-          'SERVICE_UNAVAILABLE',
-          options.isDraining()
-            ? 'This instance is shutting down; reconnect shortly.'
-            : 'This instance holds as many event streams as it may; reconnect shortly.',
-          { retryAfterSeconds: 5 },
-        );
-      }
-      // 401 without a session (session mode); the stream then follows that session.
-      const credentials = await options.credentials.resolve(req, res);
-      openStream(options, req, res, credentials, include_archived);
-    })
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, ROUTES.events, async (req, res, { query }) => {
+    const { include_archived } = query;
+    if (options.isDraining() || hub.size >= options.maxStreams) {
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        options.isDraining()
+          ? 'This instance is shutting down; reconnect shortly.'
+          : 'This instance holds as many event streams as it may; reconnect shortly.',
+        { retryAfterSeconds: 5 },
+      );
+    }
+    // 401 without a session (session mode); the stream then follows that session.
+    const credentials = await options.credentials.resolve(req, res);
+    openStream(options, req, res, credentials, include_archived);
+  });
   return router;
 }

@@ -9,6 +9,7 @@ import type { CachedRoute } from '../../http/hit-path.js';
 import { secretOrEphemeral } from '../../security/secret-or-ephemeral.js';
 import type { Upstream } from '../../upstreams/http/upstream.js';
 import { createSearchClient } from '../../upstreams/search/search-client.js';
+import { ROUTES } from '../route-table.js';
 import { createLinkSigner } from './link-signature.js';
 import { createRedirectUrlMatcher } from './rp-param.js';
 import { createCursorCodec } from './search-cursor.js';
@@ -17,8 +18,6 @@ import { createSearchQuerySchema } from './search-query.js';
 import { createSearchRedirect } from './search-redirect.js';
 import { createSearchRouter } from './search-router.js';
 import { createSearchService, type ResolvedSearch } from './search-service.js';
-
-export const SEARCH_ROUTE = '/api/search';
 
 export interface SearchFeature {
   router: Router;
@@ -52,7 +51,7 @@ export function createSearchFeature(options: {
     cursors: createCursorCodec({ secret, searchBaseUrl: search.baseUrl }),
     isRedirectUrl: createRedirectUrlMatcher(search.baseUrl),
     windows: search.cache,
-    routePath: SEARCH_ROUTE,
+    routePath: ROUTES.search.path,
     maxK: search.maxK,
     gatewayLinks,
   });
@@ -73,7 +72,7 @@ export function createSearchFeature(options: {
       }),
     }),
     cachedRoute: {
-      path: SEARCH_ROUTE,
+      path: ROUTES.search.path,
       vary: 'Accept',
       keyOf(req, query) {
         const format = negotiateFormat(req);

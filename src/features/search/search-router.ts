@@ -1,8 +1,9 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../errors/app-error.js';
 import { parseInput } from '../../errors/validation-error.js';
-import { methodNotAllowed } from '../../http/error-handler.js';
+import { mountRoute } from '../../http/route-spec.js';
 import { sendRepresentation } from '../../http/send-representation.js';
+import { ROUTES } from '../route-table.js';
 import { negotiateFormat } from './search-format.js';
 import type { createSearchQuerySchema } from './search-query.js';
 import type { ResolvedSearch, SearchService } from './search-service.js';
@@ -32,25 +33,20 @@ export function createSearchRouter(options: SearchRouterOptions): Router {
     return options.service.resolve(request, format);
   }
 
-  router
-    .route('/url')
-    .get((req, res) => options.redirect(req, res))
-    .all(methodNotAllowed(['GET']));
+  mountRoute(router, ROUTES.followResultLink, (req, res) => options.redirect(req, res));
 
-  router
-    .route('/')
-    .get(async (req, res) => {
-      const search = options.resolved(req) ?? resolve(req);
-      // The hit path read this entry already when it admitted the request.
-      const read = req.admission?.read;
-      const result = await options.service.search(search, {
-        requestId: req.id,
-        log: req.log,
-        ...(read?.key === search.key ? { known: read } : {}),
-      });
-      sendRepresentation(req, res, result.representation, { ...result, vary: 'Accept' });
-    })
-    .all(methodNotAllowed(['GET']));
+  // The query schema depends on SEARCH_MAX_K, and the format is negotiated first: `resolve`.
+  mountRoute(router, ROUTES.search, async (req, res) => {
+    const search = options.resolved(req) ?? resolve(req);
+    // The hit path read this entry already when it admitted the request.
+    const read = req.admission?.read;
+    const result = await options.service.search(search, {
+      requestId: req.id,
+      log: req.log,
+      ...(read?.key === search.key ? { known: read } : {}),
+    });
+    sendRepresentation(req, res, result.representation, { ...result, vary: 'Accept' });
+  });
 
   return router;
 }
