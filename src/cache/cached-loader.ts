@@ -6,12 +6,9 @@ import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
 import { hitParams, type CacheOutcome } from './cache-status.js';
 import type { CacheStore } from './cache-store.js';
-import {
-  SOLO_FLIGHTS,
-  type Flight,
-  type FlightClaim,
-  type FlightCoordinator,
-} from './flight-coordinator.js';
+import { createFleetLoad, type Loaded } from './fleet-load.js';
+import { createInstanceLoads } from './instance-loads.js';
+import { SOLO_FLIGHTS, type FlightClaim, type FlightCoordinator } from './flight-coordinator.js';
 
 export interface Cached extends CacheOutcome {
   readonly representation: Representation;
@@ -73,161 +70,47 @@ export interface CachedLoaderOptions {
   flightWaitMs?: (key: string) => number;
 }
 
-/** How a load ended: fetched here (and to be stored), or stored by another instance. */
-interface Loaded {
-  representation: Representation;
-  /** The lock to release once the entry is stored. */
-  flight?: Flight;
-  /** Read from the store, where another instance put it: nothing to store again. */
-  fromStore?: true;
-}
-
-/** This instance's load of a key under way, or its wait for another instance's. */
-interface InFlight {
-  readonly loaded: Promise<Representation>;
-  /** Whether it waits for another instance's load rather than loading here. */
-  readonly waiting: () => boolean;
-}
-
-/** A background refresh another instance is already running. */
-class RefreshedElsewhere extends Error {}
-
 export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const { store, logger } = options;
   const now = options.now ?? Date.now;
   const random = options.random ?? Math.random;
   const jitter = options.ttlJitterRatio ?? 0;
   const throttle = createLogThrottle(logger);
-  const flights = options.flights ?? SOLO_FLIGHTS;
-  // One load per key on this instance. A key leaves the map only after the store holds the
-  // result, and one Redis connection answers in order, so a request whose read missed finds
-  // either the running load or the stored entry, never neither.
-  // A load that waits for another instance can be overtaken by this instance's own holder of
-  // the fleet lock (its admission reply came first, its request reached here later): the holder
-  // then loads, and the waiter hears of it like any other waiter.
-  const inflight = new Map<string, InFlight>();
-  const writes = new Set<Promise<void>>();
+  const fleetLoad = createFleetLoad({
+    store,
+    flights: options.flights ?? SOLO_FLIGHTS,
+    now,
+    ...(options.flightWaitMs ? { flightWaitMs: options.flightWaitMs } : {}),
+  });
 
-  /**
-   * The fleet's single flight for a miss: the lock and this instance loads, or another
-   * instance holds it and this one waits for its announcement and reads what it stored.
-   * The lock comes from the admission read when it claimed one (no round trip of its own),
-   * else from `acquire`. Waiting runs out after `flightWaitMs` (the holder died, or is slow),
-   * and then this instance loads itself. A background refresh whose lock is taken is left to
-   * the holder.
-   */
-  async function fleetLoad(
-    key: string,
-    load: () => Promise<Representation>,
-    background: boolean,
-    claim: FlightClaim | undefined,
-    onWait: () => void,
-  ): Promise<Loaded> {
-    let flight: Flight | 'busy';
-    if (claim?.state === 'ours') {
-      claim.consumed = true;
-      flight = flights.adopt(key, claim);
-    } else if (claim?.state === 'busy') {
-      flight = 'busy';
+  /** Stores what this instance loaded, then releases its lock (another's store is left as it is). */
+  async function storeLoaded(key: string, windows: CacheWindows, loaded: Loaded): Promise<void> {
+    const { representation, flight, fromStore } = loaded;
+    if (fromStore) return;
+    const entry = toEntry(representation, windows, now(), 1 + jitter * (2 * random() - 1));
+    if (flight?.release) {
+      // Stored, released and announced in one call, so the waiters' reads find it.
+      await store.set(key, entry, flight.release);
     } else {
-      flight = await flights.acquire(key);
-      // Another instance may have stored it between this one's read and its lock.
-      if (flight !== 'busy' && flight.shared) {
-        const stored = await freshIn(key);
-        if (stored) {
-          await flight.done();
-          return { representation: stored, fromStore: true };
-        }
-      }
-    }
-    if (flight !== 'busy') {
       try {
-        return { representation: await load(), flight };
-      } catch (error) {
-        await flight.done();
-        throw error;
+        await store.set(key, entry);
+      } finally {
+        await flight?.done();
       }
     }
-    if (background) throw new RefreshedElsewhere();
-    onWait();
-    // Subscribed before the read, so the holder's announcement cannot slip in between.
-    const wait = flights.wait(key);
-    await wait.ready;
-    const stored = await freshIn(key);
-    if (stored) {
-      wait.cancel();
-      return { representation: stored, fromStore: true };
-    }
-    if (await wait.settled(options.flightWaitMs?.(key) ?? 0)) {
-      const announced = await freshIn(key);
-      if (announced) return { representation: announced, fromStore: true };
-    }
-    return { representation: await load() };
+    options.onStored?.(key);
   }
 
-  /** The stored entry for a key if it is fresh; a store that cannot say is a miss. */
-  async function freshIn(key: string): Promise<CacheEntry | undefined> {
-    const stored = await store.get(key).catch(() => undefined);
-    return stored && now() < stored.freshUntil ? stored : undefined;
-  }
-
-  /** The load for a key: this request's own (`collapsed` false), or one already under way. */
-  function loadOnce(
-    key: string,
-    windows: CacheWindows,
-    load: () => Promise<Representation>,
-    background = false,
-    claim?: FlightClaim,
-  ) {
-    const running = inflight.get(key);
-    if (running && !(running.waiting() && claim?.state === 'ours')) {
-      return { loaded: running.loaded, collapsed: true };
-    }
-    let waiting = claim?.state === 'busy';
-    const outcome = fleetLoad(key, load, background, claim, () => (waiting = true));
-    const loaded = outcome.then((o) => o.representation);
-    const record: InFlight = { loaded, waiting: () => waiting };
-    inflight.set(key, record);
-    const write = outcome
-      .then(async ({ representation, flight, fromStore }) => {
-        if (fromStore) return;
-        const entry = toEntry(representation, windows, now(), 1 + jitter * (2 * random() - 1));
-        if (flight?.release) {
-          // Stored, released and announced in one call, so the waiters' reads find it.
-          await store.set(key, entry, flight.release);
-        } else {
-          try {
-            await store.set(key, entry);
-          } finally {
-            await flight?.done();
-          }
-        }
-        options.onStored?.(key);
-      })
-      .catch(() => undefined)
-      .finally(() => {
-        if (inflight.get(key) === record) inflight.delete(key);
-        writes.delete(write);
-      });
-    writes.add(write);
-    return { loaded, collapsed: false };
-  }
-
-  function refreshInBackground(
-    key: string,
-    windows: CacheWindows,
-    load: () => Promise<Representation>,
-  ) {
-    if (inflight.has(key)) return;
-    loadOnce(key, windows, load, true).loaded.catch((error: unknown) => {
-      if (error instanceof RefreshedElsewhere) return;
+  const loads = createInstanceLoads({
+    fleetLoad,
+    store: storeLoaded,
+    refreshFailed: (key, error) =>
       throttle.warn(
         `refresh:${key}`,
         { err: error, key },
         'background refresh failed; stale entry kept',
-      );
-    });
-  }
+      ),
+  });
 
   return {
     async get(key, windows, load, call = {}) {
@@ -242,9 +125,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
       await store.set(key, toEntry(representation, windows, now(), 1));
       options.onStored?.(key);
     },
-    async settled() {
-      await Promise.allSettled([...[...inflight.values()].map((f) => f.loaded), ...writes]);
-    },
+    settled: () => loads.settled(),
   };
 
   async function answer(
@@ -255,42 +136,50 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   ): Promise<Cached> {
     const entry = call.known === undefined ? await store.get(key) : call.known.entry;
     const t = now();
-    if (entry && t < entry.freshUntil) {
-      return {
-        representation: entry,
-        cacheStatus: 'HIT',
-        cacheStatusParams: hitParams(entry.freshUntil, t),
-      };
-    }
+    if (entry && t < entry.freshUntil) return hit(entry, t);
     if (entry && t < entry.staleUntil) {
-      refreshInBackground(key, windows, load);
-      return {
-        representation: entry,
-        cacheStatus: 'STALE',
-        // RFC 9211: a negative ttl is a stale answer; the refresh runs behind it.
-        cacheStatusParams: `hit; ttl=${Math.floor((entry.freshUntil - t) / 1000)}`,
-      };
+      loads.refresh(key, windows, load);
+      return staleWhileRefreshing(entry, t);
     }
-    const { loaded, collapsed } = loadOnce(key, windows, load, false, call.known?.claim);
+    const { loaded, collapsed } = loads.once(key, windows, load, call.known?.claim);
     try {
-      return {
-        representation: await loaded,
-        cacheStatus: 'MISS',
-        cacheStatusParams: collapsed ? 'fwd=miss; collapsed' : 'fwd=miss; stored',
-      };
+      return miss(await loaded, collapsed);
     } catch (error) {
       if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
         (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
-        return {
-          representation: entry,
-          cacheStatus: 'STALE',
-          cacheStatusParams: `fwd=stale; fwd-status=${statusOf(error.code)}`,
-        };
+        return staleOnFailure(entry, statusOf(error.code));
       }
       throw error;
     }
   }
 }
+
+/* The four answers of a read (contract section 4: X-Cache and RFC 9211 Cache-Status). */
+
+const hit = (entry: CacheEntry, t: number): Cached => ({
+  representation: entry,
+  cacheStatus: 'HIT',
+  cacheStatusParams: hitParams(entry.freshUntil, t),
+});
+
+const staleWhileRefreshing = (entry: CacheEntry, t: number): Cached => ({
+  representation: entry,
+  cacheStatus: 'STALE',
+  // RFC 9211: a negative ttl is a stale answer; the refresh runs behind it.
+  cacheStatusParams: `hit; ttl=${Math.floor((entry.freshUntil - t) / 1000)}`,
+});
+
+const miss = (representation: Representation, collapsed: boolean): Cached => ({
+  representation,
+  cacheStatus: 'MISS',
+  cacheStatusParams: collapsed ? 'fwd=miss; collapsed' : 'fwd=miss; stored',
+});
+
+const staleOnFailure = (entry: CacheEntry, status: number): Cached => ({
+  representation: entry,
+  cacheStatus: 'STALE',
+  cacheStatusParams: `fwd=stale; fwd-status=${status}`,
+});
 
 function toEntry(
   fresh: Representation,

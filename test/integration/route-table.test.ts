@@ -26,9 +26,8 @@ async function servedRoutes(gw: TestGateway, sessionMode: boolean) {
   for (const route of served) {
     // A method the table does not declare for the path (an unsafe one, from a page of the
     // gateway's origin): the router the table mounted says which one it does, 405 with Allow.
-    const res = await request(gw.app)
-      [otherMethod(route.method)](concrete(route.path))
-      .set(BROWSER_HEADERS);
+    const app = request(gw.app);
+    const res = await app[otherMethod(route.method)](concrete(route.path)).set(BROWSER_HEADERS);
     expect({ path: route.path, status: res.status, allow: res.headers['allow'] }).toEqual({
       path: route.path,
       status: 405,
