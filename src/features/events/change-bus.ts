@@ -3,7 +3,7 @@ import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
 import { createLogThrottle } from '../../logging/log-throttle.js';
 import type { RedisConnection } from '../../redis/redis-client.js';
-import type { FolderVariant } from './event-hub.js';
+import type { FolderVariant } from './stream-set.js';
 
 const VARIANTS: readonly FolderVariant[] = ['archived', 'active'];
 

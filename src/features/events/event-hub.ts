@@ -1,29 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Representation } from '../../cache/cache-entry.js';
-
-/** Why an open stream ended (the `reason` label of gateway_event_streams_closed_total). */
-export type StreamCloseReason = 'client' | 'slow' | 'session' | 'shutdown' | 'error';
-export const STREAM_CLOSE_REASONS: readonly StreamCloseReason[] = [
-  'client',
-  'slow',
-  'session',
-  'shutdown',
-  'error',
-];
-
-/** What the hub counts, read by the metrics at each scrape. */
-export interface EventHubStatus {
-  open: number;
-  /** Events written to streams, by event name (heartbeats not counted). */
-  sent: Readonly<Record<string, number>>;
-  closed: Readonly<Record<StreamCloseReason, number>>;
-}
-
-/** The folder list a stream follows: with or without archived folders. */
-export type FolderVariant = 'archived' | 'active';
-export const variantOf = (includeArchived: boolean): FolderVariant =>
-  includeArchived ? 'archived' : 'active';
+import {
+  createStreamSet,
+  EVENT,
+  type EventHubStatus,
+  type FolderVariant,
+  type Stream,
+  type StreamCloseReason,
+} from './stream-set.js';
 
 export interface StreamOptions {
   variant: FolderVariant;
@@ -64,20 +49,6 @@ export interface EventHubOptions {
   logger: Logger;
 }
 
-interface Stream {
-  readonly res: ServerResponse;
-  readonly variant: FolderVariant;
-  readonly session: string | undefined;
-  /** The version this stream was last sent (or said it had). */
-  version: string | undefined;
-  /** When it was last written to: heartbeats go to streams idle for a beat. */
-  lastWrite: number;
-  closed: boolean;
-}
-
-const EVENT = 'channel_folders';
-const HEARTBEAT = Buffer.from(':\n\n');
-
 /** One `channel_folders` event: the version as id, the body on one line (compact JSON). */
 function eventOf(representation: Representation): Buffer {
   return Buffer.concat([
@@ -106,84 +77,9 @@ function flattenHead(res: ServerResponse): void {
  */
 export function createEventHub(options: EventHubOptions): EventHub {
   const { logger } = options;
-  const streams = new Set<Stream>();
-  const sent: Record<string, number> = { [EVENT]: 0 };
-  const closed: Record<StreamCloseReason, number> = {
-    client: 0,
-    slow: 0,
-    session: 0,
-    shutdown: 0,
-    error: 0,
-  };
+  const streams = createStreamSet(options);
   /** The last version this instance pushed per variant, and its event bytes. */
   const latest = new Map<FolderVariant, { version: string; event: Buffer }>();
-
-  let heartbeat: NodeJS.Timeout | undefined;
-  let sessionCheck: NodeJS.Timeout | undefined;
-  const startTimers = () => {
-    heartbeat ??= setInterval(beat, options.heartbeatMs).unref();
-    if (options.sessionsAlive)
-      sessionCheck ??= setInterval(() => void checkSessions(), options.sessionCheckMs).unref();
-  };
-  const stopTimersIfIdle = () => {
-    if (streams.size > 0) return;
-    clearInterval(heartbeat);
-    clearInterval(sessionCheck);
-    heartbeat = sessionCheck = undefined;
-  };
-
-  function close(stream: Stream, reason: StreamCloseReason): void {
-    if (stream.closed) return;
-    stream.closed = true;
-    streams.delete(stream);
-    closed[reason] += 1;
-    if (reason === 'slow' || reason === 'error') stream.res.destroy();
-    else stream.res.end();
-    stopTimersIfIdle();
-  }
-
-  /** Writes to one stream; a reader that let too much pile up is dropped instead. */
-  function write(stream: Stream, bytes: Buffer): void {
-    if (stream.closed) return;
-    if (stream.res.writableLength + bytes.length > options.maxUnsentBytes) {
-      close(stream, 'slow');
-      return;
-    }
-    stream.res.write(bytes);
-    stream.lastWrite = Date.now();
-  }
-
-  function send(stream: Stream, version: string, event: Buffer): void {
-    if (stream.version === version) return;
-    write(stream, event);
-    if (stream.closed) return;
-    stream.version = version;
-    sent[EVENT]! += 1;
-  }
-
-  function beat(): void {
-    const idleSince = Date.now() - options.heartbeatMs / 2;
-    for (const stream of streams) if (stream.lastWrite <= idleSince) write(stream, HEARTBEAT);
-  }
-
-  let checking = false;
-  async function checkSessions(): Promise<void> {
-    if (checking || !options.sessionsAlive) return;
-    checking = true;
-    try {
-      const bound = [...streams].filter((s) => s.session !== undefined);
-      const ids = [...new Set(bound.map((s) => s.session!))];
-      if (ids.length === 0) return;
-      const alive = await options.sessionsAlive(ids);
-      const ended = new Set(ids.filter((_, i) => alive[i] === false));
-      for (const stream of bound) if (ended.has(stream.session!)) close(stream, 'session');
-    } catch (error) {
-      // Unknown is not "logged out" (contract section 4): streams stay until it can be told.
-      logger.warn({ err: error }, 'event streams: session check failed; kept open');
-    } finally {
-      checking = false;
-    }
-  }
 
   /**
    * Sends a stream its first event: the version it lacks, as soon as one can be had. While
@@ -205,7 +101,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
       // A change that landed during the read is newer than the read.
       known = latest.get(stream.variant) ?? remember(stream.variant, representation);
     }
-    send(stream, known.version, known.event);
+    streams.send(stream, known.version, known.event);
   }
 
   function remember(variant: FolderVariant, representation: Representation) {
@@ -214,40 +110,25 @@ export function createEventHub(options: EventHubOptions): EventHub {
     return known;
   }
 
-  const hasStreams = (variant: FolderVariant) => {
-    for (const stream of streams) if (stream.variant === variant) return true;
-    return false;
-  };
-
   return {
-    open(res, stream) {
-      const entry: Stream = {
-        res,
-        variant: stream.variant,
-        session: stream.session,
-        version: stream.lastEventId,
-        lastWrite: Date.now(),
-        closed: false,
-      };
-      streams.add(entry);
-      startTimers();
-      res.once('close', () => close(entry, 'client'));
-      res.on('error', () => close(entry, 'error'));
+    open(res, wanted) {
+      const stream = streams.add(res, wanted.variant, wanted.session, wanted.lastEventId);
       res.writeHead(200, {
         'Content-Type': 'text/event-stream; charset=utf-8',
         'Cache-Control': 'no-store',
         // nginx and its kind must pass each event on as it comes (docs/frontend.md, live updates).
         'X-Accel-Buffering': 'no',
       });
-      write(entry, Buffer.from(`retry: ${options.retryMs}\n\n`));
+      streams.write(stream, Buffer.from(`retry: ${options.retryMs}\n\n`));
       flattenHead(res);
-      void catchUp(entry, () => stream.current());
+      void catchUp(stream, () => wanted.current());
     },
     get size() {
       return streams.size;
     },
     async changed(variant) {
-      if (!hasStreams(variant)) {
+      const following = streams.following(variant);
+      if (following.length === 0) {
         // Nobody follows it here: the next stream reads the list itself.
         latest.delete(variant);
         return;
@@ -262,11 +143,9 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (representation === undefined) return;
       if (latest.get(variant)?.version === representation.digest) return; // the same bytes
       const { version, event } = remember(variant, representation);
-      for (const stream of streams) if (stream.variant === variant) send(stream, version, event);
+      for (const stream of streams.following(variant)) streams.send(stream, version, event);
     },
-    closeAll(reason) {
-      for (const stream of [...streams]) close(stream, reason);
-    },
-    status: () => ({ open: streams.size, sent: { ...sent }, closed: { ...closed } }),
+    closeAll: (reason) => streams.closeAll(reason),
+    status: () => streams.status(),
   };
 }

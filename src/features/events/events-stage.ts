@@ -10,7 +10,8 @@ import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import { ChannelFoldersQuery } from '../chat/chat-inputs.js';
 import type { ChatService } from '../chat/chat-service.js';
 import type { ChatCredentials } from '../../upstreams/chat/chat-client.js';
-import { variantOf, type EventHub } from './event-hub.js';
+import type { EventHub } from './event-hub.js';
+import { variantOf } from './stream-set.js';
 
 /** A version as the stream sends it: the identity ETag's value (a base64url SHA-256). */
 const VERSION = /^[A-Za-z0-9_-]{43}$/;

@@ -1,0 +1,182 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+
+/** Why an open stream ended (the `reason` label of gateway_event_streams_closed_total). */
+export type StreamCloseReason = 'client' | 'slow' | 'session' | 'shutdown' | 'error';
+export const STREAM_CLOSE_REASONS: readonly StreamCloseReason[] = [
+  'client',
+  'slow',
+  'session',
+  'shutdown',
+  'error',
+];
+
+/** What the hub counts, read by the metrics at each scrape. */
+export interface EventHubStatus {
+  open: number;
+  /** Events written to streams, by event name (heartbeats not counted). */
+  sent: Readonly<Record<string, number>>;
+  closed: Readonly<Record<StreamCloseReason, number>>;
+}
+
+/** The folder list a stream follows: with or without archived folders. */
+export type FolderVariant = 'archived' | 'active';
+export const variantOf = (includeArchived: boolean): FolderVariant =>
+  includeArchived ? 'archived' : 'active';
+
+export interface Stream {
+  readonly res: ServerResponse;
+  readonly variant: FolderVariant;
+  readonly session: string | undefined;
+  /** The version this stream was last sent (or said it had). */
+  version: string | undefined;
+  /** When it was last written to: heartbeats go to streams idle for a beat. */
+  lastWrite: number;
+  closed: boolean;
+}
+
+export interface StreamSet {
+  /** Adds an open stream; it leaves the set when it closes, for whatever reason. */
+  add(
+    res: ServerResponse,
+    variant: FolderVariant,
+    session: string | undefined,
+    version?: string,
+  ): Stream;
+  /** Writes to one stream; a reader that let too much pile up is dropped instead. */
+  write(stream: Stream, bytes: Buffer): void;
+  /** Sends an event of `version` unless the stream has it already. */
+  send(stream: Stream, version: string, event: Buffer): void;
+  close(stream: Stream, reason: StreamCloseReason): void;
+  closeAll(reason: StreamCloseReason): void;
+  /** The open streams of a variant. */
+  following(variant: FolderVariant): Stream[];
+  readonly size: number;
+  status(): EventHubStatus;
+}
+
+export const EVENT = 'channel_folders';
+const HEARTBEAT = Buffer.from(':\n\n');
+
+/**
+ * The open streams of an instance, what was sent to them and why they ended. Heartbeats and
+ * session checks run on one timer each for all streams, and only while any is open.
+ */
+export function createStreamSet(options: {
+  /** A stream whose unsent bytes pass this is dropped: a reader that stopped reading. */
+  maxUnsentBytes: number;
+  heartbeatMs: number;
+  /** Which of these sessions still exist (logout, rotation and expiry on any instance). */
+  sessionsAlive?: ((sessions: readonly string[]) => Promise<boolean[]>) | undefined;
+  /** How often open streams' sessions are checked (contract: ended within 2 s). */
+  sessionCheckMs: number;
+  logger: Logger;
+}): StreamSet {
+  const streams = new Set<Stream>();
+  const sent: Record<string, number> = { [EVENT]: 0 };
+  const closed = Object.fromEntries(STREAM_CLOSE_REASONS.map((r) => [r, 0])) as Record<
+    StreamCloseReason,
+    number
+  >;
+  const { sessionsAlive } = options;
+  const checkSessions = sessionsAlive
+    ? createSessionCheck(streams, sessionsAlive, close, options.logger)
+    : undefined;
+
+  let heartbeat: NodeJS.Timeout | undefined;
+  let sessionCheck: NodeJS.Timeout | undefined;
+  function beat(): void {
+    const idleSince = Date.now() - options.heartbeatMs / 2;
+    for (const stream of streams) if (stream.lastWrite <= idleSince) write(stream, HEARTBEAT);
+  }
+
+  function close(stream: Stream, reason: StreamCloseReason): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    streams.delete(stream);
+    closed[reason] += 1;
+    if (reason === 'slow' || reason === 'error') stream.res.destroy();
+    else stream.res.end();
+    if (streams.size > 0) return;
+    clearInterval(heartbeat);
+    clearInterval(sessionCheck);
+    heartbeat = sessionCheck = undefined;
+  }
+
+  function write(stream: Stream, bytes: Buffer): void {
+    if (stream.closed) return;
+    if (stream.res.writableLength + bytes.length > options.maxUnsentBytes) {
+      close(stream, 'slow');
+      return;
+    }
+    stream.res.write(bytes);
+    stream.lastWrite = Date.now();
+  }
+
+  return {
+    add(res, variant, session, version) {
+      const stream: Stream = {
+        res,
+        variant,
+        session,
+        version,
+        lastWrite: Date.now(),
+        closed: false,
+      };
+      streams.add(stream);
+      heartbeat ??= setInterval(beat, options.heartbeatMs).unref();
+      if (checkSessions) {
+        sessionCheck ??= setInterval(() => void checkSessions(), options.sessionCheckMs).unref();
+      }
+      res.once('close', () => close(stream, 'client'));
+      res.on('error', () => close(stream, 'error'));
+      return stream;
+    },
+    write,
+    send(stream, version, event) {
+      if (stream.version === version) return;
+      write(stream, event);
+      if (stream.closed) return;
+      stream.version = version;
+      sent[EVENT]! += 1;
+    },
+    close,
+    closeAll(reason) {
+      for (const stream of [...streams]) close(stream, reason);
+    },
+    following: (variant) => [...streams].filter((stream) => stream.variant === variant),
+    get size() {
+      return streams.size;
+    },
+    status: () => ({ open: streams.size, sent: { ...sent }, closed: { ...closed } }),
+  };
+}
+
+/**
+ * Ends the streams whose sessions ended, one check at a time. A store that cannot tell keeps
+ * them open: unknown is not "logged out" (contract section 4).
+ */
+function createSessionCheck(
+  streams: ReadonlySet<Stream>,
+  sessionsAlive: (sessions: readonly string[]) => Promise<boolean[]>,
+  close: (stream: Stream, reason: StreamCloseReason) => void,
+  logger: Logger,
+): () => Promise<void> {
+  let checking = false;
+  return async () => {
+    if (checking) return;
+    checking = true;
+    try {
+      const bound = [...streams].filter((s) => s.session !== undefined);
+      const ids = [...new Set(bound.map((s) => s.session!))];
+      if (ids.length === 0) return;
+      const alive = await sessionsAlive(ids);
+      const ended = new Set(ids.filter((_, i) => alive[i] === false));
+      for (const stream of bound) if (ended.has(stream.session!)) close(stream, 'session');
+    } catch (error) {
+      logger.warn({ err: error }, 'event streams: session check failed; kept open');
+    } finally {
+      checking = false;
+    }
+  };
+}
