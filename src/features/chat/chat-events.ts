@@ -58,18 +58,10 @@ const FETCH_EVENT_TYPES = ['channel_folders'];
  * server's heartbeats end quiet polls. While no instance holds the lease, folders live by TTL.
  */
 export function createChatEvents(options: ChatEventsOptions): ChatEvents {
-  const { client, folders, lease, logger } = options;
-  const log = logger.child({ component: 'chat-events' });
-  const longPollTimeoutMs = options.longPollTimeoutMs ?? 100_000;
+  const { client, lease } = options;
+  const log = options.logger.child({ component: 'chat-events' });
   const renewMs = options.leaseRenewMs ?? 2000;
-  const backoff = options.backoffMs ?? { min: 1000, max: 30_000 };
-  const random = options.random ?? Math.random;
-
-  let state: ChatEventsState = 'off';
-  let applied = 0;
-  let registrations = 0;
-  let lastAnswer: number | undefined;
-  let queueId: string | undefined;
+  const progress: Progress = { state: 'off', applied: 0, registrations: 0, lastEventId: -1 };
   let stopping = false;
   let loop: Promise<void> | undefined;
   /** Aborts the poll under way: at stop, or when the lease is lost. */
@@ -77,88 +69,36 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
   const stopped = new AbortController();
 
   const call = (): ChatCall => ({ credentials: options.credentials, requestId: randomUUID() });
-  const pause = (ms: number) =>
-    sleep(ms, undefined, { signal: stopped.signal }).catch(() => undefined);
-
-  /** Renews the lease while this instance polls; a renewal that fails ends the poll. */
-  function keepLease(): () => void {
-    const timer = setInterval(() => {
-      void lease.hold().then((held) => {
-        if (!held && !stopping) {
-          log.warn('chat events lease lost; standing by');
-          aborter.abort();
-        }
-      });
-    }, renewMs);
-    timer.unref();
-    return () => clearInterval(timer);
-  }
+  const queue: QueueFollower = {
+    client,
+    folders: options.folders,
+    call,
+    log,
+    longPollTimeoutMs: options.longPollTimeoutMs ?? 100_000,
+    backoff: options.backoffMs ?? { min: 1000, max: 30_000 },
+    random: options.random ?? Math.random,
+    pause: (ms) => sleep(ms, undefined, { signal: stopped.signal }).catch(() => undefined),
+  };
 
   async function deleteQueue(): Promise<void> {
-    if (queueId === undefined) return;
-    const id = queueId;
-    queueId = undefined;
+    if (progress.queueId === undefined) return;
+    const id = progress.queueId;
+    progress.queueId = undefined;
     await client.deleteQueue(call(), id).catch((error: unknown) => {
       log.info({ err: error }, 'event queue not deleted; the chat server will collect it');
     });
   }
 
+  /** Follows the queue while this instance holds the lease. */
   async function lead(): Promise<void> {
     aborter = new AbortController();
-    const release = keepLease();
-    let failures = 0;
-    let lastEventId = -1;
+    const release = keepLease(lease, renewMs, () => {
+      if (stopping) return;
+      log.warn('chat events lease lost; standing by');
+      aborter.abort();
+    });
     try {
-      while (!stopping && !aborter.signal.aborted) {
-        try {
-          if (queueId === undefined) {
-            state = 'registering';
-            const registered = await client.registerQueue(call(), {
-              eventTypes: EVENT_TYPES,
-              fetchEventTypes: FETCH_EVENT_TYPES,
-            });
-            registrations += 1;
-            queueId = registered.queue_id;
-            lastEventId = registered.last_event_id;
-            lastAnswer = Date.now();
-            // The snapshot is the truth: it replaces whatever the cache held.
-            if (registered.channel_folders) await folders.replace(registered.channel_folders);
-            log.info({ queueId: 'registered' }, 'chat event queue registered');
-          }
-          state = 'polling';
-          const events = await client.getEvents(
-            call(),
-            { queueId, lastEventId },
-            { timeoutMs: longPollTimeoutMs, signal: aborter.signal },
-          );
-          lastAnswer = Date.now();
-          failures = 0;
-          let foldersChanged = false;
-          for (const event of events) {
-            lastEventId = Math.max(lastEventId, event.id);
-            applied += 1;
-            if (event.type === 'channel_folder') foldersChanged = true;
-          }
-          if (foldersChanged) await folders.refresh(call());
-        } catch (error) {
-          if (stopping || aborter.signal.aborted) return;
-          if (error instanceof EventQueueLost) {
-            log.info('chat event queue lost (BAD_EVENT_QUEUE_ID); registering a new one');
-            queueId = undefined;
-            continue;
-          }
-          failures += 1;
-          state = 'backoff';
-          const base = Math.min(backoff.max, backoff.min * 2 ** (failures - 1));
-          const retryAfter =
-            isAppError(error) && error.retryAfterSeconds !== undefined
-              ? error.retryAfterSeconds * 1000
-              : 0;
-          const wait = Math.max(retryAfter, base / 2 + random() * (base / 2));
-          log.warn({ err: error, waitMs: Math.round(wait) }, 'chat events failed; backing off');
-          await pause(wait);
-        }
-      }
+      await followQueue(queue, progress, aborter.signal, () => stopping);
     } finally {
       release();
     }
@@ -167,8 +107,8 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
   async function run(): Promise<void> {
     while (!stopping) {
       if (!(await lease.hold())) {
-        state = 'standby';
-        await pause(renewMs);
+        progress.state = 'standby';
+        await queue.pause(renewMs);
         continue;
       }
       await lead();
@@ -191,13 +131,133 @@ export function createChatEvents(options: ChatEventsOptions): ChatEvents {
       await loop;
       await deleteQueue();
       await lease.release();
-      state = loop ? 'stopped' : 'off';
+      progress.state = loop ? 'stopped' : 'off';
     },
     status: () => ({
-      state,
-      applied,
-      registrations,
-      lagSeconds: lastAnswer === undefined ? undefined : (Date.now() - lastAnswer) / 1000,
+      state: progress.state,
+      applied: progress.applied,
+      registrations: progress.registrations,
+      lagSeconds:
+        progress.lastAnswer === undefined ? undefined : (Date.now() - progress.lastAnswer) / 1000,
     }),
   };
+}
+
+/** Where the events stand: the status, and the queue this instance holds. */
+interface Progress {
+  state: ChatEventsState;
+  applied: number;
+  registrations: number;
+  lastAnswer?: number;
+  queueId?: string | undefined;
+  /** The last event of the queue seen: polls ask for what comes after it. */
+  lastEventId: number;
+}
+
+/** What following the queue takes. */
+interface QueueFollower {
+  client: ChatClient;
+  folders: FolderCache;
+  call(): ChatCall;
+  log: Logger;
+  longPollTimeoutMs: number;
+  backoff: { min: number; max: number };
+  random: () => number;
+  /** Waits, or less when the events stop. */
+  pause(ms: number): Promise<void>;
+}
+
+/** Renews the lease every `renewMs`; `lost` is told when a renewal fails. Returns the stop. */
+function keepLease(lease: Lease, renewMs: number, lost: () => void): () => void {
+  const timer = setInterval(() => {
+    void lease.hold().then((held) => {
+      if (!held) lost();
+    });
+  }, renewMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * Registers a queue when none is held, then long-polls it until `signal` aborts or `stopping`
+ * says so: a lost queue is registered anew, other errors back off.
+ */
+async function followQueue(
+  queue: QueueFollower,
+  progress: Progress,
+  signal: AbortSignal,
+  stopping: () => boolean,
+): Promise<void> {
+  let failures = 0;
+  progress.lastEventId = -1;
+  while (!stopping() && !signal.aborted) {
+    try {
+      if (progress.queueId === undefined) await register(queue, progress);
+      await pollOnce(queue, progress, signal);
+      failures = 0;
+    } catch (error) {
+      if (stopping() || signal.aborted) return;
+      if (error instanceof EventQueueLost) {
+        queue.log.info('chat event queue lost (BAD_EVENT_QUEUE_ID); registering a new one');
+        progress.queueId = undefined;
+        continue;
+      }
+      failures += 1;
+      progress.state = 'backoff';
+      const wait = backoffMs(failures, error, queue.backoff, queue.random);
+      queue.log.warn({ err: error, waitMs: Math.round(wait) }, 'chat events failed; backing off');
+      await queue.pause(wait);
+    }
+  }
+}
+
+/** Registers a queue; its folder snapshot replaces the cache. */
+async function register(queue: QueueFollower, progress: Progress): Promise<void> {
+  progress.state = 'registering';
+  const registered = await queue.client.registerQueue(queue.call(), {
+    eventTypes: EVENT_TYPES,
+    fetchEventTypes: FETCH_EVENT_TYPES,
+  });
+  progress.registrations += 1;
+  progress.queueId = registered.queue_id;
+  progress.lastEventId = registered.last_event_id;
+  progress.lastAnswer = Date.now();
+  // The snapshot is the truth: it replaces whatever the cache held.
+  if (registered.channel_folders) await queue.folders.replace(registered.channel_folders);
+  queue.log.info({ queueId: 'registered' }, 'chat event queue registered');
+}
+
+/** One long poll; a folder event among its events refreshes the folders. */
+async function pollOnce(
+  queue: QueueFollower,
+  progress: Progress,
+  signal: AbortSignal,
+): Promise<void> {
+  progress.state = 'polling';
+  const events = await queue.client.getEvents(
+    queue.call(),
+    { queueId: progress.queueId!, lastEventId: progress.lastEventId },
+    { timeoutMs: queue.longPollTimeoutMs, signal },
+  );
+  progress.lastAnswer = Date.now();
+  let foldersChanged = false;
+  for (const event of events) {
+    progress.lastEventId = Math.max(progress.lastEventId, event.id);
+    progress.applied += 1;
+    if (event.type === 'channel_folder') foldersChanged = true;
+  }
+  if (foldersChanged) await queue.folders.refresh(queue.call());
+}
+
+/** Doubling from `min` to `max` with jitter, never sooner than the error's Retry-After. */
+function backoffMs(
+  failures: number,
+  error: unknown,
+  backoff: { min: number; max: number },
+  random: () => number,
+): number {
+  const base = Math.min(backoff.max, backoff.min * 2 ** (failures - 1));
+  const retryAfter =
+    isAppError(error) && error.retryAfterSeconds !== undefined ? error.retryAfterSeconds * 1000 : 0;
+  return Math.max(retryAfter, base / 2 + random() * (base / 2));
 }
