@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
-import { createLogThrottle } from '../logging/log-throttle.js';
+import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import type { RedisConnection } from '../redis/redis-client.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 
@@ -136,23 +136,12 @@ export function createRedisFlights(options: RedisFlightOptions): FlightCoordinat
   // only while this instance waits for a key another instance loads.
   const subscriber: RedisConnection =
     redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
-  const waiters = new Map<string, Set<() => void>>();
   const throttle = createLogThrottle(options.logger);
+  const announcements = createAnnouncements(subscriber, throttle);
   // Unique across the fleet and cheap: a random instance id and a counter.
   const instance = randomBytes(9).toString('base64url');
   let sequence = 0;
   const channelOf = (key: string) => `${prefix}flight:${key}`;
-
-  subscriber.on('message', (channel: string) => {
-    const wake = waiters.get(channel);
-    if (!wake) return;
-    waiters.delete(channel);
-    subscriber.unsubscribe(channel).catch(() => undefined);
-    for (const resolve of wake) resolve();
-  });
-  // Reported by the main connection already; the subscriber reconnects on its own (ioredis
-  // subscribes its channels again when it does).
-  subscriber.on('error', () => undefined);
 
   function flightOf(key: string, token: string): Flight {
     const release = { token, channel: channelOf(key) };
@@ -188,53 +177,80 @@ export function createRedisFlights(options: RedisFlightOptions): FlightCoordinat
       }
       return taken === 1 ? flightOf(key, token) : 'busy';
     },
-    wait(key) {
-      const channel = channelOf(key);
-      let wake: (() => void) | undefined;
-      const announced = new Promise<void>((resolve) => (wake = resolve));
-      let set = waiters.get(channel);
-      const first = set === undefined;
-      if (!set) waiters.set(channel, (set = new Set()));
-      set.add(wake!);
-      const ready = first
-        ? subscriber.subscribe(channel).then(
-            () => undefined,
-            (error: unknown) => {
-              throttle.warn('flight-subscribe', { err: error }, 'flight channel unavailable');
-            },
-          )
-        : Promise.resolve();
-      const cancel = () => {
-        const current = waiters.get(channel);
-        current?.delete(wake!);
-        if (current?.size === 0) {
-          waiters.delete(channel);
-          subscriber.unsubscribe(channel).catch(() => undefined);
-        }
-      };
-      return {
-        ready,
-        async settled(ms) {
-          let timer: NodeJS.Timeout | undefined;
-          const timeout = new Promise<false>((resolve) => {
-            timer = setTimeout(resolve, ms, false);
-          });
-          const result = await Promise.race([announced.then(() => true as const), timeout]);
-          clearTimeout(timer);
-          cancel();
-          return result;
-        },
-        cancel,
-      };
-    },
+    wait: (key) => announcements.wait(channelOf(key)),
     async start() {
       await subscriber.connect().catch(() => undefined);
     },
     close() {
-      for (const wake of waiters.values()) for (const resolve of wake) resolve();
-      waiters.clear();
+      announcements.close();
       subscriber.disconnect();
       return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Waits for announcements on a key's channel, over the one subscriber connection: a channel is
+ * subscribed while anybody on this instance waits on it, and one message wakes them all.
+ */
+function createAnnouncements(subscriber: RedisConnection, throttle: LogThrottle) {
+  const waiters = new Map<string, Set<() => void>>();
+  subscriber.on('message', (channel: string) => {
+    const wake = waiters.get(channel);
+    if (!wake) return;
+    waiters.delete(channel);
+    subscriber.unsubscribe(channel).catch(() => undefined);
+    for (const resolve of wake) resolve();
+  });
+  // Reported by the main connection already; the subscriber reconnects on its own (ioredis
+  // subscribes its channels again when it does).
+  subscriber.on('error', () => undefined);
+
+  function wait(channel: string): FlightWait {
+    let wake: (() => void) | undefined;
+    const announced = new Promise<void>((resolve) => (wake = resolve));
+    let set = waiters.get(channel);
+    const first = set === undefined;
+    if (!set) waiters.set(channel, (set = new Set()));
+    set.add(wake!);
+    const ready = first
+      ? subscriber.subscribe(channel).then(
+          () => undefined,
+          (error: unknown) => {
+            throttle.warn('flight-subscribe', { err: error }, 'flight channel unavailable');
+          },
+        )
+      : Promise.resolve();
+    const cancel = () => {
+      const current = waiters.get(channel);
+      current?.delete(wake!);
+      if (current?.size === 0) {
+        waiters.delete(channel);
+        subscriber.unsubscribe(channel).catch(() => undefined);
+      }
+    };
+    return {
+      ready,
+      async settled(ms) {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<false>((resolve) => {
+          timer = setTimeout(resolve, ms, false);
+        });
+        const result = await Promise.race([announced.then(() => true as const), timeout]);
+        clearTimeout(timer);
+        cancel();
+        return result;
+      },
+      cancel,
+    };
+  }
+
+  return {
+    wait,
+    /** Wakes every waiter (a stop): each reads the store, then loads on its own if it is empty. */
+    close() {
+      for (const wake of waiters.values()) for (const resolve of wake) resolve();
+      waiters.clear();
     },
   };
 }
