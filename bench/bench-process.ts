@@ -75,9 +75,13 @@ export async function startProcess(
     label: string;
     /** Raise its descriptor limit to this first (`sh -c 'ulimit -n …; exec …'`). */
     openFiles?: number;
+    /** A command that runs node, e.g. valgrind and its options (bench/instructions.ts). */
+    wrapper?: readonly string[];
+    /** How long it may take to say it listens (default 20 s). */
+    startTimeoutMs?: number;
   },
 ): Promise<BenchProcess> {
-  const node = [process.execPath, ...args];
+  const node = [...(options.wrapper ?? []), process.execPath, ...args];
   const pinned =
     options.core !== undefined && hasTaskset
       ? ['taskset', '-c', String(options.core), ...node]
@@ -97,7 +101,7 @@ export async function startProcess(
   const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${options.label} did not start: ${errors}`)),
-      20_000,
+      options.startTimeoutMs ?? 20_000,
     );
     child.on('message', (message: Record<string, unknown>) => {
       if (message['event'] !== 'listening') return;
