@@ -26,7 +26,6 @@ import type { Lifecycle } from './lifecycle/lifecycle.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { createRouteTemplates } from './observability/route-templates.js';
 import { createOpenApiDocument, openApiOptions } from './openapi/openapi-document.js';
-import type { RedisConnection } from './redis/redis-client.js';
 import type { Breaker } from './resilience/circuit-breaker.js';
 
 /** Everything the gateway is made of, built from configuration, not yet connected. */
@@ -38,8 +37,6 @@ export interface GatewayParts {
   readiness: Readiness;
   loader: CachedLoader;
   cache: CacheStore;
-  /** Redis, when configured (its connection starts and closes with the lifecycle). */
-  redis: RedisConnection | undefined;
   /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
   chatEvents: ChatEvents | undefined;
   /** GET /api/events: open streams and the fleet's change bus. */
@@ -115,7 +112,6 @@ export function createGatewayParts(
     readiness,
     loader,
     cache: stores.cache,
-    redis: stores.redis,
     chatEvents,
     events,
   };

@@ -86,7 +86,7 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
     : undefined;
 
   async function connect(): Promise<void> {
-    if (!parts.redis) {
+    if (config.redis.topology.kind === 'none') {
       logger.warn(
         'REDIS_URL is not set: in-process cache and sessions; run a single instance only',
       );

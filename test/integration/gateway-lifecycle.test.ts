@@ -58,3 +58,16 @@ describe('a gateway that stops leaves nothing open', () => {
     });
   });
 });
+
+describe('a gateway says which cache it runs on', () => {
+  const warning = 'REDIS_URL is not set: in-process cache and sessions; run a single instance only';
+  const said = (gw: { logs: { lines(): Record<string, unknown>[] } }) =>
+    gw.logs.lines().filter((line) => line['msg'] === warning).length;
+
+  it('when no Redis is configured, then its start warns once that it must run alone; with Redis it does not', async () => {
+    const alone = await upstreams.serviceGateway();
+    const shared = await upstreams.serviceGateway('administrator', {}, { redisUrl: redis.url });
+    expect(said(alone)).toBe(1);
+    expect(said(shared)).toBe(0);
+  });
+});
