@@ -127,8 +127,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
       return streams.size;
     },
     async changed(variant) {
-      const following = streams.following(variant);
-      if (following.length === 0) {
+      if (!streams.isFollowed(variant)) {
         // Nobody follows it here: the next stream reads the list itself.
         latest.delete(variant);
         return;

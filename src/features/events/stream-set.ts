@@ -49,8 +49,10 @@ export interface StreamSet {
   send(stream: Stream, version: string, event: Buffer): void;
   close(stream: Stream, reason: StreamCloseReason): void;
   closeAll(reason: StreamCloseReason): void;
-  /** The open streams of a variant. */
-  following(variant: FolderVariant): Stream[];
+  /** The open streams of a variant, read off the live set (a stream closed meanwhile is skipped). */
+  following(variant: FolderVariant): Iterable<Stream>;
+  /** Whether any open stream follows the variant. */
+  isFollowed(variant: FolderVariant): boolean;
   readonly size: number;
   status(): EventHubStatus;
 }
@@ -144,7 +146,13 @@ export function createStreamSet(options: {
     closeAll(reason) {
       for (const stream of [...streams]) close(stream, reason);
     },
-    following: (variant) => [...streams].filter((stream) => stream.variant === variant),
+    *following(variant) {
+      for (const stream of streams) if (stream.variant === variant) yield stream;
+    },
+    isFollowed(variant) {
+      for (const stream of streams) if (stream.variant === variant) return true;
+      return false;
+    },
     get size() {
       return streams.size;
     },
