@@ -32,9 +32,10 @@ export default function buildIfStale(): void {
   const root = repoRoot();
   const newest = Math.max(...SOURCES.map((dir) => newestSource(join(root, dir))));
   if (builtAt(root) >= newest) return;
+  // The same compiler as `npm run build` (TypeScript 7; see package.json).
   execFileSync(
     process.execPath,
-    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    [join(root, 'node_modules', 'typescript-7', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
     {
       cwd: root,
       stdio: 'inherit',
