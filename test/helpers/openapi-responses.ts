@@ -28,14 +28,19 @@ interface Route {
  * most tests themselves.
  */
 const compiledDocuments = new Map<string, ReturnType<typeof compileDocument>>();
+/** The same, by the document object itself: a test gateway's document is generated once. */
+const compiledObjects = new WeakMap<Json, ReturnType<typeof compileDocument>>();
 
 function compiledDocument(document: Json) {
+  let compiled = compiledObjects.get(document);
+  if (compiled) return compiled;
   const key = JSON.stringify(document);
-  let compiled = compiledDocuments.get(key);
+  compiled = compiledDocuments.get(key);
   if (!compiled) {
     compiled = compileDocument(document);
     compiledDocuments.set(key, compiled);
   }
+  compiledObjects.set(document, compiled);
   return compiled;
 }
 

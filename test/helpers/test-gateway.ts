@@ -54,6 +54,24 @@ export interface TestGateway {
 }
 
 /**
+ * The gateway's OpenAPI document for a configuration, generated once per set of options and
+ * worker: generating it from the schemas for each of the suite's test gateways cost more CPU
+ * than most of their tests.
+ */
+const documents = new Map<string, Record<string, unknown>>();
+
+function documentFor(config: Config): Record<string, unknown> {
+  const options = openApiOptions(config);
+  const key = JSON.stringify(options);
+  let document = documents.get(key);
+  if (!document) {
+    document = createOpenApiDocument(options);
+    documents.set(key, document);
+  }
+  return document;
+}
+
+/**
  * The real gateway (createGateway), started on a loopback port with its own lifecycle and
  * pointed at simulators, with captured logs. close() is the gateway's own stop.
  */
@@ -89,7 +107,7 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
   });
   await gateway.start();
   // Every response a test receives in-process is checked against the gateway's OpenAPI document.
-  const responses = createResponseChecker(createOpenApiDocument(openApiOptions(config)));
+  const responses = createResponseChecker(documentFor(config));
   const inspector = cache === 'redis' ? createInspector() : undefined;
 
   return {
