@@ -72,9 +72,9 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     REDIS_KEY_PREFIX: prefix,
     // Three processes share two cores here; 100 ms would turn scheduler noise into misses.
     REDIS_COMMAND_TIMEOUT_MS: '500',
-    // Only the slow-upstream scenario is about the deadline, and sets its own (500 ms against
-    // an 800 ms delay). Elsewhere a starved process's fresh start (cold code, first
-    // connections) must not turn into 504s: the suite runs beside a CPU hog too.
+    // A starved process's fresh start (cold code, first connections) must not turn into 504s:
+    // the suite runs beside a CPU hog too. The slow-upstream scenario delays the search
+    // service past this deadline (4 s).
     SEARCH_TIMEOUT_MS: '3000',
     SEARCH_CACHE_TTL_SECONDS: '1',
     SEARCH_CACHE_STALE_SECONDS: '1',

@@ -32,7 +32,7 @@ export interface Scale {
   workers: number;
   durationMs: number;
   maxRequests: number;
-  /** Per client request: comfortably above the gateway's search deadline (3 s; 500 ms when slow). */
+  /** Per client request: comfortably above the gateway's search deadline (3 s). */
   timeoutMs: number;
   /** Concurrent copies of each hot request in the warm-up. */
   warmCopies: number;
