@@ -4,14 +4,14 @@ import { defineConfig } from 'vitest/config';
 const withRedis = 'test/setup/test-redis-server.ts';
 
 /*
- * Two groups, one after the other. First the in-process files, four at a time, each worker
- * keeping its modules from file to file (isolate: false): they wait on sockets and timers more
- * than they compute, so four share two cores well. Then the files
- * that run gateways, Redis Clusters and Sentinels as child processes under load and judge them
- * against deadlines (500 ms in the fault scenarios): two at a time, with the first group done.
+ * Two groups, one after the other. First the in-process files, four at a time: they wait on
+ * sockets and timers more than they compute, so four share two cores well. Then the files that
+ * run gateways, Redis Clusters and Sentinels as child processes under load and judge them
+ * against deadlines: two at a time, with the first group done. In both, each worker keeps its
+ * modules from file to file (isolate: false); each file starts and stops its own processes.
  */
 const inProcess = { maxWorkers: 4, isolate: false, sequence: { groupOrder: 0 } };
-const childProcesses = { maxWorkers: 2, sequence: { groupOrder: 1 } };
+const childProcesses = { maxWorkers: 2, isolate: false, sequence: { groupOrder: 1 } };
 
 export default defineConfig({
   test: {

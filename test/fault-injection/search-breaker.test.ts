@@ -17,8 +17,10 @@ import {
 } from './harness.js';
 
 /*
- * The search circuit breaker under load, a file of its own so that the fault files share their
- * two workers evenly (upstream-faults.test.ts has the slow, resetting and malformed upstreams).
+ * The search circuit breaker under load. Each scenario of the search service misbehaving has a
+ * file of its own (search-slow, search-resets, search-malformed, this one): vitest starts the
+ * largest files first when it has no timings (a fresh clone), so short files of long scenarios
+ * would otherwise all run last, on one worker, after the other has finished.
  */
 
 const env = useChaosEnvironment();
