@@ -4,7 +4,8 @@ import { SORT_ORDERS, type SortOrder } from './rerank.js';
 
 /** What the router hands the service after validation. */
 export type SearchRequest =
-  { kind: 'query'; q: string; k: number; sort: SortOrder } | { kind: 'cursor'; cursor: string };
+  | { kind: 'query'; q: string; k: number; sort: SortOrder }
+  | { kind: 'cursor'; cursor: string };
 
 const MAX_QUERY_CODE_POINTS = 500;
 
