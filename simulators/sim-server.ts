@@ -41,7 +41,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function createSimServer(handler: SimHandler): SimServer {
   const requests: RecordedRequest[] = [];
   const faults = new FaultPlan();
-  const arrivals = new EventEmitter();
+  // One listener per pending `received()`: a test may wait for many requests at once (24 in
+  // the graceful-stop scenario), each removed when its request arrives.
+  const arrivals = new EventEmitter().setMaxListeners(0);
   const sockets = new Set<Socket>();
   let origin: string | undefined;
 
