@@ -59,6 +59,11 @@ export interface StreamSet {
 
 export const EVENT = 'channel_folders';
 const HEARTBEAT = Buffer.from(':\n\n');
+/**
+ * Heartbeats are written this many streams at a time, the event loop free in between: written
+ * in one loop, 10,000 idle streams' heartbeats held every request for ~200 ms once a beat.
+ */
+export const HEARTBEAT_SLICE = 256;
 
 /**
  * The open streams of an instance, what was sent to them and why they ended. Heartbeats and
@@ -89,7 +94,14 @@ export function createStreamSet(options: {
   let sessionCheck: NodeJS.Timeout | undefined;
   function beat(): void {
     const idleSince = Date.now() - options.heartbeatMs / 2;
-    for (const stream of streams) if (stream.lastWrite <= idleSince) write(stream, HEARTBEAT);
+    const due = [...streams].filter((stream) => stream.lastWrite <= idleSince);
+    beatSlice(due, 0);
+  }
+  /** A stream that closed before its slice came is skipped by `write`. */
+  function beatSlice(due: readonly Stream[], from: number): void {
+    const to = Math.min(from + HEARTBEAT_SLICE, due.length);
+    for (let i = from; i < to; i += 1) write(due[i]!, HEARTBEAT);
+    if (to < due.length) setImmediate(() => beatSlice(due, to));
   }
 
   function close(stream: Stream, reason: StreamCloseReason): void {
