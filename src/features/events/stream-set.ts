@@ -94,14 +94,10 @@ export function createStreamSet(options: {
   let sessionCheck: NodeJS.Timeout | undefined;
   function beat(): void {
     const idleSince = Date.now() - options.heartbeatMs / 2;
-    const due = [...streams].filter((stream) => stream.lastWrite <= idleSince);
-    beatSlice(due, 0);
-  }
-  /** A stream that closed before its slice came is skipped by `write`. */
-  function beatSlice(due: readonly Stream[], from: number): void {
-    const to = Math.min(from + HEARTBEAT_SLICE, due.length);
-    for (let i = from; i < to; i += 1) write(due[i]!, HEARTBEAT);
-    if (to < due.length) setImmediate(() => beatSlice(due, to));
+    heartbeatInSlices(
+      [...streams].filter((stream) => stream.lastWrite <= idleSince),
+      write,
+    );
   }
 
   function close(stream: Stream, reason: StreamCloseReason): void {
@@ -170,6 +166,17 @@ export function createStreamSet(options: {
     },
     status: () => ({ open: streams.size, sent: { ...sent }, closed: { ...closed } }),
   };
+}
+
+/** A heartbeat to each of `due`, a slice at a time; `write` skips a stream closed meanwhile. */
+function heartbeatInSlices(
+  due: readonly Stream[],
+  write: (stream: Stream, bytes: Buffer) => void,
+  from = 0,
+): void {
+  const to = Math.min(from + HEARTBEAT_SLICE, due.length);
+  for (let i = from; i < to; i += 1) write(due[i]!, HEARTBEAT);
+  if (to < due.length) setImmediate(() => heartbeatInSlices(due, write, to));
 }
 
 /**
