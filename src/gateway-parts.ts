@@ -5,7 +5,7 @@ import { createApp, createOpsApp } from './app.js';
 import { resourceOf } from './cache/cache-resource.js';
 import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
 import type { CacheStore } from './cache/cache-store.js';
-import { createCompressingStore } from './cache/compressing-store.js';
+import { createEncodingsStore } from './cache/encodings-store.js';
 import type { ChatEvents } from './features/chat/chat-events.js';
 import type { EventsFeature } from './features/events/events-feature.js';
 import { ROUTE_TABLE } from './features/route-table.js';
@@ -59,14 +59,14 @@ export function createGatewayParts(
 ): GatewayParts {
   const stores = createGatewayStores(config, logger, now, lifecycle);
   const metrics = createMetrics({ enabled: config.metrics.enabled });
-  // COMPRESSION (contract section 4): stored entries keep br and gzip bodies, and every answer
-  // learns the policy from a stage in front of the hit path and the app.
+  // COMPRESSION (contract section 4): stored entries keep the br and gzip bodies their answers
+  // made, and every answer learns the policy from a stage in front of the hit path and the app.
   const compression: CompressionPolicy | undefined = config.compression.enabled
     ? { minBytes: config.compression.minBytes }
     : undefined;
   const loader = createCachedLoader({
     store: compression
-      ? createCompressingStore({ store: stores.cache, ...compression })
+      ? createEncodingsStore({ store: stores.cache, ...compression })
       : stores.cache,
     logger,
     ttlJitterRatio: config.cacheTtlJitterRatio,
@@ -106,6 +106,7 @@ export function createGatewayParts(
     readiness,
     metrics,
     compression,
+    loader,
   });
   return {
     ...pipeline,
@@ -132,6 +133,7 @@ function createRequestPipeline(parts: {
   readiness: Readiness;
   metrics: Metrics;
   compression: CompressionPolicy | undefined;
+  loader: CachedLoader;
 }): Pick<GatewayParts, 'handler' | 'opsHandler'> {
   const { config, logger, stores, access, features, readiness, metrics, compression } = parts;
   // Health, readiness and metrics: on the public listener, or on OPS_PORT's alone.
@@ -171,6 +173,7 @@ function createRequestPipeline(parts: {
     state: stores.state,
     policies: access.limits.general,
     onHit: (key) => metrics.countCache(resourceOf(key), 'hit'),
+    keepEncoding: (key, entry, made) => parts.loader.keepEncoding(key, entry, made),
     flights: stores.flights,
     now: parts.now,
   });

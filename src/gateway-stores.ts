@@ -99,9 +99,11 @@ export function createGatewayStores(
   });
   lifecycle.onStart('single-flight subscriber', () => flights.start());
   lifecycle.onClose('single-flight subscriber', () => flights.close());
+  // With Redis, the only in-process cache layer is the bodies held in front of it.
+  const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
   return {
     redis,
-    cache: createRedisCacheStore({ redis, breaker: cacheBreaker, logger, now }),
+    cache: createRedisCacheStore({ redis, breaker: cacheBreaker, bodies, logger, now }),
     flights,
     sessions: createRedisSessionStore({
       redis,
@@ -115,8 +117,7 @@ export function createGatewayStores(
       redis,
       breaker: breaker('limits'),
       fallback: counters,
-      // With Redis, the only in-process cache layer is the bodies held in front of it.
-      bodies: createBodyLayer({ maxBytes: config.cacheMaxBytes }),
+      bodies,
       logger,
     }),
     lease: (key, ttlMs) => createRedisLease({ redis, key, ttlMs }),

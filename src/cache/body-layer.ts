@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { EntryBodies, Representation } from './cache-entry.js';
+import { encodedBytes, type MadeEncoding } from './encodings.js';
 
 /** What the layer holds for a key: an entry's bodies, under the digest of its identity body. */
 export interface HeldBodies {
@@ -11,16 +12,19 @@ export interface HeldBodies {
 /**
  * Bodies read from Redis, kept in process in front of it so that the next hit need not carry
  * its body over the wire again (a body enters when it is read, not when it is written: an
- * answer nobody asks for twice costs no memory here): the hit's one round trip sends the digest held here, and Redis
- * leaves the bodies out when its entry still has that digest. A body is only ever served when
- * Redis has just confirmed it is current, so this layer adds no staleness at all. The
- * compressed bodies stay with their identity body, so a compressed hit costs no compression
- * either. Bounded in bytes (CACHE_MAX_BYTES, every body counted); the least recently used go
- * first.
+ * answer nobody asks for twice costs no memory here). The hit's one round trip sends the
+ * digest held here and which compressed bodies are held with it, and Redis leaves the bodies
+ * out when its entry still has that digest and no compressed body this layer lacks. A body is
+ * only ever served when Redis has just confirmed it is current, so this layer adds no
+ * staleness at all. The compressed bodies stay with their identity body, those this instance
+ * made included, so a compressed hit costs no compression either. Bounded in bytes
+ * (CACHE_MAX_BYTES, every body counted); the least recently used go first.
  */
 export interface BodyLayer {
   get(key: string): HeldBodies | undefined;
   set(key: string, representation: Representation): void;
+  /** Adds a compressed body made here to the bodies held for `digest`, if it still holds them. */
+  addEncoding(key: string, digest: string, made: MadeEncoding): void;
   readonly bytes: number;
 }
 
@@ -28,10 +32,7 @@ export function createBodyLayer(options: { maxBytes: number }): BodyLayer {
   const bodies = new LRUCache<string, HeldBodies>({
     maxSize: options.maxBytes,
     sizeCalculation: ({ body }, key) =>
-      body.identity.length +
-      (body.encoded ? body.encoded.br.length + body.encoded.gzip.length : 0) +
-      key.length +
-      128,
+      body.identity.length + encodedBytes(body.encoded) + key.length + 128,
   });
   return {
     get: (key) => bodies.get(key),
@@ -39,6 +40,12 @@ export function createBodyLayer(options: { maxBytes: number }): BodyLayer {
       const { body, digest, encoded } = representation;
       // Only the bodies: an entry's windows are Redis's to say on every hit.
       bodies.set(key, { digest, body: { identity: body, ...(encoded ? { encoded } : {}) } });
+    },
+    addEncoding(key, digest, { coding, bytes }) {
+      const held = bodies.peek(key);
+      if (held?.digest !== digest || held.body.encoded?.[coding] !== undefined) return;
+      const encoded = { ...held.body.encoded, [coding]: bytes };
+      bodies.set(key, { digest, body: { identity: held.body.identity, encoded } });
     },
     get bytes() {
       return bodies.calculatedSize;

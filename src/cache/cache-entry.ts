@@ -22,8 +22,9 @@ export interface Representation {
   /** base64url SHA-256 of `body`. */
   readonly digest: string;
   /**
-   * `body` compressed as br and gzip, when made: a stored entry's, so that a compressed hit
-   * costs no compression (contract section 4). Absent on a fresh load and with COMPRESSION=off.
+   * `body` compressed as br and gzip, each once made: kept with a stored entry, so that only
+   * the first answer in a coding compresses (docs/performance.md). None on a fresh load nor
+   * with COMPRESSION=off.
    */
   readonly encoded?: EncodedBodies;
 }
@@ -63,7 +64,7 @@ const EntryHeader = z.strictObject({
   contentType: z.enum(CACHED_CONTENT_TYPES),
   digest: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
   length: z.number().int().nonnegative(),
-  /** 0 for both when the entry was stored without compressed bodies (COMPRESSION=off). */
+  /** 0 for a coding the entry holds no body in (not yet asked for, or COMPRESSION=off). */
   brLength: z.number().int().nonnegative(),
   gzipLength: z.number().int().nonnegative(),
 });
@@ -72,7 +73,7 @@ const NEWLINE = 0x0a;
 
 /**
  * Wire form: one JSON line of metadata, a newline, then the identity body, the br body and the
- * gzip body verbatim, one after the other. A hit reads the short header and slices the bodies
+ * gzip body verbatim, one after the other, each compressed one only once made (length 0). A hit reads the short header and slices the bodies
  * without copying or parsing them; the lengths guard against truncated or foreign values.
  * The header line stays far below the 1024 bytes the hit path's script reads of it, and keeps
  * `"digest":"<digest>"` as that script looks for it (redis-shared-state.ts).
@@ -88,11 +89,14 @@ export function encodeEntry(entry: CacheEntry): Buffer {
     contentType: entry.contentType,
     digest: entry.digest,
     length: body.length,
-    brLength: encoded?.br.length ?? 0,
-    gzipLength: encoded?.gzip.length ?? 0,
+    brLength: encoded?.br?.length ?? 0,
+    gzipLength: encoded?.gzip?.length ?? 0,
   } satisfies z.input<typeof EntryHeader>;
   const line = Buffer.from(`${JSON.stringify(header)}\n`);
-  return Buffer.concat(encoded ? [line, body, encoded.br, encoded.gzip] : [line, body]);
+  const parts = [line, body];
+  if (encoded?.br) parts.push(encoded.br);
+  if (encoded?.gzip) parts.push(encoded.gzip);
+  return Buffer.concat(parts);
 }
 
 /**
@@ -113,8 +117,6 @@ export function decodeEntry(raw: Buffer, known?: EntryBodies): CacheEntry | unde
   const header = parseWith(EntryHeader, headerJson, () => undefined);
   if (header === undefined) return undefined;
   const { v, length, brLength, gzipLength, ...rest } = header;
-  // Both compressed bodies or neither: half a set is a foreign or damaged value.
-  if ((brLength === 0) !== (gzipLength === 0)) return undefined;
   if (known !== undefined) {
     if (known.identity.length !== length) return undefined;
     return { ...rest, body: known.identity, ...(known.encoded ? { encoded: known.encoded } : {}) };
@@ -122,10 +124,10 @@ export function decodeEntry(raw: Buffer, known?: EntryBodies): CacheEntry | unde
   const bodies = raw.subarray(newline + 1);
   if (bodies.length !== length + brLength + gzipLength) return undefined;
   const body = bodies.subarray(0, length);
-  if (brLength === 0) return { ...rest, body };
+  if (brLength === 0 && gzipLength === 0) return { ...rest, body };
   const encoded = {
-    br: bodies.subarray(length, length + brLength),
-    gzip: bodies.subarray(length + brLength),
+    ...(brLength > 0 ? { br: bodies.subarray(length, length + brLength) } : {}),
+    ...(gzipLength > 0 ? { gzip: bodies.subarray(length + brLength) } : {}),
   };
   return { ...rest, body, encoded };
 }

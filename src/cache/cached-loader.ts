@@ -6,12 +6,18 @@ import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
 import { hitParams, type CacheOutcome } from './cache-status.js';
 import type { CacheStore } from './cache-store.js';
+import type { MadeEncoding } from './encodings.js';
 import { createFleetLoad, type Loaded } from './fleet-load.js';
 import { createInstanceLoads } from './instance-loads.js';
 import { SOLO_FLIGHTS, type FlightClaim, type FlightCoordinator } from './flight-coordinator.js';
 
 export interface Cached extends CacheOutcome {
   readonly representation: Representation;
+  /**
+   * For an answer from a stored entry: keeps a compressed body made for it with the entry
+   * (`keepEncoding`). A miss has none: its write takes what its answer made.
+   */
+  readonly keep?: (made: MadeEncoding) => void;
 }
 
 /** The store's answer for a key when the caller has already read it (the hit path did). */
@@ -46,6 +52,11 @@ export interface CachedLoader {
    * with the key's windows, as a load would have stored it.
    */
   put(key: string, windows: CacheWindows, representation: Representation): Promise<void>;
+  /**
+   * Keeps a compressed body made for an answer from the stored `entry` (a hit in a coding it
+   * lacked) with that entry, off the answer's path, so that no instance makes it again.
+   */
+  keepEncoding(key: string, entry: CacheEntry, made: MadeEncoding): void;
   /** Resolves when every load and cache write under way has settled (shutdown, tests). */
   settled(): Promise<void>;
 }
@@ -101,6 +112,18 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     options.onStored?.(key);
   }
 
+  /** Additions of compressed bodies under way (settled() waits for them too). */
+  const additions = new Set<Promise<void>>();
+  function keepEncoding(key: string, entry: CacheEntry, made: MadeEncoding): void {
+    const added = store
+      .addEncoding(key, entry, made)
+      .catch(() => undefined)
+      .finally(() => additions.delete(added));
+    additions.add(added);
+  }
+  const keeper = (key: string, entry: CacheEntry) => (made: MadeEncoding) =>
+    keepEncoding(key, entry, made);
+
   const loads = createInstanceLoads({
     fleetLoad,
     store: storeLoaded,
@@ -125,7 +148,10 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
       await store.set(key, toEntry(representation, windows, now(), 1));
       options.onStored?.(key);
     },
-    settled: () => loads.settled(),
+    keepEncoding,
+    async settled() {
+      await Promise.all([loads.settled(), ...additions]);
+    },
   };
 
   async function answer(
@@ -136,10 +162,10 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   ): Promise<Cached> {
     const entry = call.known === undefined ? await store.get(key) : call.known.entry;
     const t = now();
-    if (entry && t < entry.freshUntil) return hit(entry, t);
+    if (entry && t < entry.freshUntil) return { ...hit(entry, t), keep: keeper(key, entry) };
     if (entry && t < entry.staleUntil) {
       loads.refresh(key, windows, load);
-      return staleWhileRefreshing(entry, t);
+      return { ...staleWhileRefreshing(entry, t), keep: keeper(key, entry) };
     }
     const { loaded, collapsed } = loads.once(key, windows, load, call.known?.claim);
     try {
@@ -147,7 +173,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     } catch (error) {
       if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
         (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
-        return staleOnFailure(entry, statusOf(error.code));
+        return { ...staleOnFailure(entry, statusOf(error.code)), keep: keeper(key, entry) };
       }
       throw error;
     }

@@ -2,11 +2,19 @@ import zlib from 'node:zlib';
 
 /** The content codings the gateway makes (contract section 4). */
 export type Coding = 'br' | 'gzip';
+const CODINGS = ['br', 'gzip'] as const satisfies readonly Coding[];
 
-/** A body compressed both ways; each decompresses to exactly the identity body. */
-export interface EncodedBodies {
-  readonly br: Buffer;
-  readonly gzip: Buffer;
+/**
+ * A body's compressed forms, each made on the first answer that needed it (contract section 4,
+ * as this gateway departs from it: docs/performance.md); each decompresses to exactly the
+ * identity body.
+ */
+export type EncodedBodies = { readonly [C in Coding]?: Buffer };
+
+/** A compression made for one answer that the stored entry did not have yet. */
+export interface MadeEncoding {
+  readonly coding: Coding;
+  readonly bytes: Buffer;
 }
 
 /** A body and, once made, its compressed forms. */
@@ -58,17 +66,16 @@ export function compressLater(body: Buffer, coding: Coding): Promise<Buffer> {
 /**
  * Compressions made or under way, per identity body (the Buffer itself, so a representation
  * and the cache entry built from it by spreading share them). The answer to a miss that asked
- * for br and the write that stores the entry each ask here, neither knowing of the other, and
- * the one compression serves both: the bytes sent are the bytes stored. Weak, so it holds
- * nothing its body does not.
+ * for br makes it here, and the write that stores the entry takes it from here (`madeOf`):
+ * the bytes sent are the bytes stored. Weak, so it holds nothing its body does not.
  */
 const made = new WeakMap<Buffer, Partial<Record<Coding, Buffer | Promise<Buffer>>>>();
 
 /**
  * The body in `coding`: the stored bytes when the representation carries them (a cache hit:
  * no work at all), else the one compression of this body. An answer waiting for it (a miss the
- * browser asked compressed) gets it at once; the store's write (`later`) gets it after the
- * answer is out.
+ * browser asked compressed, a hit in a coding its entry lacks) gets it at once; a file held
+ * at start-up (`later`) gets it once the event loop is free.
  */
 export function encodedBody(
   representation: Encodable,
@@ -83,12 +90,33 @@ export function encodedBody(
   return (codings[coding] ??= later ? compressLater(body, coding) : compress(body, coding));
 }
 
-/** The representation with both compressed bodies, made once each (see `made`). */
+/**
+ * The representation's compressed bodies with those already made of its body in this process
+ * (`made`), making none: what a miss's answer compressed goes into the stored entry.
+ */
+export function madeOf(representation: Encodable): EncodedBodies | undefined {
+  const codings = made.get(representation.body);
+  let encoded = representation.encoded;
+  for (const coding of CODINGS) {
+    const bytes = codings?.[coding];
+    if (encoded?.[coding] === undefined && Buffer.isBuffer(bytes)) {
+      encoded = { ...encoded, [coding]: bytes };
+    }
+  }
+  return encoded;
+}
+
+/** The bytes of every compressed body a representation holds (a store's budget counts them). */
+export const encodedBytes = (encoded: EncodedBodies | undefined): number =>
+  (encoded?.br?.length ?? 0) + (encoded?.gzip?.length ?? 0);
+
+/**
+ * The representation with both compressed bodies, made once each (see `made`): a static file
+ * held in memory, compressed ahead of its first request.
+ */
 export async function withEncodings<T extends Encodable>(
   representation: T,
 ): Promise<T & { encoded: EncodedBodies }> {
-  const { encoded } = representation;
-  if (encoded !== undefined) return { ...representation, encoded };
   const [br, gzip] = await Promise.all([
     encodedBody(representation, 'br', true),
     encodedBody(representation, 'gzip', true),

@@ -1,13 +1,13 @@
 import { LRUCache } from 'lru-cache';
 import type { CacheEntry } from './cache-entry.js';
 import type { CacheStore } from './cache-store.js';
+import { encodedBytes } from './encodings.js';
 
 /** What an entry costs beyond its bodies: the metadata object and the map's bookkeeping. */
 const ENTRY_OVERHEAD_BYTES = 256;
 
 /** Every body an entry holds: the identity one and its compressed forms. */
-const bodyBytes = ({ body, encoded }: CacheEntry) =>
-  body.length + (encoded ? encoded.br.length + encoded.gzip.length : 0);
+const bodyBytes = ({ body, encoded }: CacheEntry) => body.length + encodedBytes(encoded);
 
 /**
  * In-process store for a single instance without Redis, bounded in bytes (CACHE_MAX_BYTES,
@@ -36,6 +36,18 @@ export function createMemoryCacheStore(options: {
     },
     set(key, entry) {
       if (entry.errorUntil > now()) lru.set(key, entry);
+      return Promise.resolve();
+    },
+    addEncoding(key, entry, { coding, bytes }) {
+      const current = lru.peek(key);
+      if (
+        current !== undefined &&
+        current.digest === entry.digest &&
+        current.storedAt === entry.storedAt &&
+        current.encoded?.[coding] === undefined
+      ) {
+        lru.set(key, { ...current, encoded: { ...current.encoded, [coding]: bytes } });
+      }
       return Promise.resolve();
     },
     health: () => ({ status: 'ok', bytes: lru.calculatedSize }),

@@ -1,7 +1,9 @@
 import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { createLogThrottle } from '../logging/log-throttle.js';
+import type { BodyLayer } from './body-layer.js';
 import { encodeEntry, readStoredEntry, type CacheEntry } from './cache-entry.js';
+import type { MadeEncoding } from './encodings.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
 import { lockKeyOf, waitersKeyOf, type FlightRelease } from './flight-coordinator.js';
@@ -19,8 +21,50 @@ if type(stored) == 'table' and stored.err then return stored.err end
 return 'OK'
 `;
 
+/**
+ * A compressed body added to a stored entry in place, once: only while the key still holds the
+ * entry it was made for (its header names the same stored-at moment, windows and digest) and
+ * that entry has no body in the coding yet. The header's length for the coding is set, the
+ * bytes go in their place (br after the identity body, gzip last), and the expiry stays.
+ * KEYS: the entry. ARGV: the header's `"storedAt":…,"freshUntil":…,` and `"digest":"…"`, the
+ * coding ('br' or 'gzip'), its bytes. Reply: 1 added, 0 not (another entry, or already there).
+ */
+const ADD_ENCODING = `
+local value = redis.call('GET', KEYS[1])
+if not value then return 0 end
+local newline = string.find(value, string.char(10), 1, true)
+if not newline then return 0 end
+local head = string.sub(value, 1, newline - 1)
+if not string.find(head, ARGV[1], 1, true) or not string.find(head, ARGV[2], 1, true) then
+  return 0
+end
+local length = tonumber(string.match(head, '"length":(%d+),'))
+local field = ARGV[3] == 'br' and 'brLength' or 'gzipLength'
+local empty = '"' .. field .. '":0'
+local at = string.find(head, empty, 1, true)
+if not length or not at then return 0 end
+local after = string.sub(head, at + #empty, at + #empty)
+if after ~= ',' and after ~= '}' then return 0 end
+head = string.sub(head, 1, at - 1) .. '"' .. field .. '":' .. #ARGV[4] .. string.sub(head, at + #empty)
+local bodies = string.sub(value, newline + 1)
+if ARGV[3] == 'br' then
+  bodies = string.sub(bodies, 1, length) .. ARGV[4] .. string.sub(bodies, length + 1)
+else
+  bodies = bodies .. ARGV[4]
+end
+redis.call('SET', KEYS[1], head .. string.char(10) .. bodies, 'KEEPTTL')
+return 1
+`;
+
 declare module 'ioredis' {
   interface RedisCommander {
+    bffAddEncoding(
+      key: string,
+      windows: string,
+      digest: string,
+      coding: string,
+      bytes: Buffer,
+    ): Promise<number>;
     bffStoreAndRelease(
       key: string,
       lock: string,
@@ -38,6 +82,8 @@ export interface RedisCacheStoreOptions {
   redis: RedisConnection;
   /** The cache's own Redis breaker; while open, reads and writes skip Redis at once. */
   breaker: Breaker;
+  /** The bodies held in front of Redis (body-layer.ts): a compressed body added here joins them. */
+  bodies: BodyLayer;
   logger: Logger;
   now?: () => number;
 }
@@ -47,10 +93,11 @@ export interface RedisCacheStoreOptions {
  * command timeout, corrupt value) is a miss with one warning; requests never fail on it.
  */
 export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
-  const { redis, breaker, logger } = options;
+  const { redis, breaker, bodies, logger } = options;
   const now = options.now ?? Date.now;
   const throttle = createLogThrottle(logger);
   redis.defineCommand('bffStoreAndRelease', { numberOfKeys: 3, lua: STORE_AND_RELEASE });
+  redis.defineCommand('bffAddEncoding', { numberOfKeys: 1, lua: ADD_ENCODING });
   return {
     backend: 'redis',
     async get(key) {
@@ -90,6 +137,28 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       } catch (error) {
         if (!breaker.rejected(error))
           throttle.warn('cache-write', { err: error, key }, 'cache write failed; entry dropped');
+      }
+    },
+    async addEncoding(key: string, entry: CacheEntry, made: MadeEncoding) {
+      bodies.addEncoding(key, entry.digest, made);
+      try {
+        await breaker.run(() =>
+          redis.bffAddEncoding(
+            key,
+            `"storedAt":${entry.storedAt},"freshUntil":${entry.freshUntil},`,
+            `"digest":"${entry.digest}"`,
+            made.coding,
+            made.bytes,
+          ),
+        );
+      } catch (error) {
+        if (!breaker.rejected(error)) {
+          throttle.warn(
+            'cache-write',
+            { err: error, key },
+            'cache write failed; compressed body kept here only',
+          );
+        }
       }
     },
     health() {

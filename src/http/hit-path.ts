@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hitParams } from '../cache/cache-status.js';
+import type { CacheEntry } from '../cache/cache-entry.js';
+import type { MadeEncoding } from '../cache/encodings.js';
 import type { FlightClaim, FlightCoordinator } from '../cache/flight-coordinator.js';
 import type { SharedState } from '../state/shared-state.js';
 import type { Stage } from './edge.js';
@@ -36,6 +38,8 @@ export function createHitPath(options: {
   policies: readonly RateLimitPolicy[];
   /** Told of every hit it answers (the cache metrics). */
   onHit?: (key: string) => void;
+  /** Keeps a compressed body a hit made with its entry (the loader's keepEncoding). */
+  keepEncoding?: (key: string, entry: CacheEntry, made: MadeEncoding) => void;
   /** The fleet's single flight: a read that finds nothing takes the key's lock in the same call. */
   flights: FlightCoordinator;
   now?: () => number;
@@ -70,6 +74,7 @@ export function createHitPath(options: {
         cacheStatus: 'HIT',
         cacheStatusParams: hitParams(entry.freshUntil, t),
         ...(route.vary ? { vary: route.vary } : {}),
+        keep: (made) => options.keepEncoding?.(key, entry, made),
       });
     }, next);
   };

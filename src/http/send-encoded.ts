@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { encodedBody, type Encodable } from '../cache/encodings.js';
+import { encodedBody, type Encodable, type MadeEncoding } from '../cache/encodings.js';
 import { codedEtag, codingFor } from './compression.js';
 import type { ContentCoding } from './content-coding.js';
 
@@ -43,30 +43,33 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * request gets, with that coding's ETag; the caller has set every other header. An
  * `If-None-Match` naming the representation the request would get is a 304 with no body and
  * no `Content-Encoding`. Stored compressed bytes go out as they are; only a body that has none
- * yet (a miss, a file's first request) waits for its one compression (encodings.ts). `HEAD`
- * gets the same headers, `Content-Length` included; Node leaves the body out.
+ * in its coding yet (a miss, a hit in a coding nobody asked for before, a file's first request)
+ * waits for its one compression (encodings.ts), which is returned so that the caller can keep
+ * it with the stored entry. `HEAD` gets the same headers, `Content-Length` included; Node
+ * leaves the body out.
  */
 export function sendEncoded(
   req: IncomingMessage,
   res: ServerResponse,
   representation: EncodableRepresentation,
-): void {
+): MadeEncoding | undefined {
   const coding = codingFor(req, res, representation.body.length, representation.contentType);
   const etag = etagOf(representation, coding);
   res.setHeader('ETag', etag);
   if (matches(req.headers['if-none-match'], etag)) {
     res.statusCode = 304;
     res.end();
-    return;
+    return undefined;
   }
   if (coding === 'identity') {
     writeBody(res, representation, representation.body);
-    return;
+    return undefined;
   }
-  const encoded = encodedBody(representation, coding);
+  const stored = representation.encoded?.[coding];
+  const encoded = stored ?? encodedBody(representation, coding);
   if (Buffer.isBuffer(encoded)) {
     writeBody(res, representation, encoded, coding);
-    return;
+    return stored === undefined ? { coding, bytes: encoded } : undefined;
   }
   // Meanwhile something else may have answered (an error handler): then there is nothing to do.
   encoded.then(
@@ -80,6 +83,7 @@ export function sendEncoded(
       writeBody(res, representation, representation.body);
     },
   );
+  return undefined;
 }
 
 function writeBody(

@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../redis/redis-client.js';
 import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
-import type { BodyLayer } from '../cache/body-layer.js';
+import type { BodyLayer, HeldBodies } from '../cache/body-layer.js';
 import {
   lockKeyOf,
   waitersKeyOf,
@@ -20,10 +20,12 @@ import type { Count, CounterRequest, SharedState } from './shared-state.js';
  * the read may claim the fleet's lock on a miss) the entry's lock and waiters' mark.
  * ARGV: the number of counters n, each counter's window in ms, each counter's mode ('c' count,
  * 'g' count only while its guard key exists), then the digest of the body the caller already
- * holds ('' for none), then the claim's token and lock lifetime ('' and 0 for no claim).
+ * holds and the compressed bodies it holds with it ('<digest> <b if br><g if gzip>', '' for
+ * none), then the claim's token and lock lifetime ('' and 0 for no claim).
  * Reply: count and remaining ms per counter (-1 when its guard was missing, -2 when Redis
  * refused the write, e.g. out of memory), then the entry, 1 when only its header line was
- * sent because its body still has the caller's digest (else 0), and what became of the claim:
+ * sent because its body still has the caller's digest and it has no compressed body the caller
+ * lacks (else 0), and what became of the claim:
  * 0 none asked or an entry was found, 1 the lock is now the caller's, 2 another holds it (and
  * the key is marked as waited for). The header is read with GETRANGE first, so a confirmed body
  * is never copied. Counting failures never cost the read.
@@ -56,11 +58,13 @@ for i = 1, n do
 end
 if #KEYS > 2 * n then
   local entry = KEYS[2 * n + 1]
-  local known = ARGV[2 + 2 * n]
-  if known ~= '' then
+  local digest, held = string.match(ARGV[2 + 2 * n], '^(%S+) (%a*)$')
+  if digest then
     local head = redis.call('GETRANGE', entry, 0, 1023)
     local newline = string.find(head, string.char(10), 1, true)
-    if newline and string.find(head, '"digest":"' .. known .. '"', 1, true) then
+    if newline and string.find(head, '"digest":"' .. digest .. '"', 1, true)
+      and (string.find(held, 'b', 1, true) or string.find(head, '"brLength":0,', 1, true))
+      and (string.find(held, 'g', 1, true) or string.find(head, '"gzipLength":0}', 1, true)) then
       out[2 * n + 1] = string.sub(head, 1, newline)
       out[2 * n + 2] = 1
       return out
@@ -92,6 +96,12 @@ local count = tonumber(redis.call('GET', KEYS[1]) or '0')
 if count > 0 then return redis.call('DECR', KEYS[1]) end
 return 0
 `;
+
+/** What the caller holds of an entry, as the script's argument says it. */
+const heldArgument = (known: HeldBodies | undefined): string =>
+  known === undefined
+    ? ''
+    : `${known.digest} ${known.body.encoded?.br ? 'b' : ''}${known.body.encoded?.gzip ? 'g' : ''}`;
 
 const MODE = (c: CounterRequest) => (c.guard === undefined ? 'c' : 'g');
 
@@ -165,7 +175,7 @@ async function countAndReadBySlot(
   windows: readonly number[],
   modes: readonly string[],
   n: number,
-  digest: string,
+  held: string,
   claim: ClaimRequest | undefined,
 ): Promise<Reply> {
   const calls: Promise<Reply>[] = [];
@@ -182,7 +192,7 @@ async function countAndReadBySlot(
         entryKeys.length,
         ...entryKeys,
         0,
-        digest,
+        held,
         claim?.token ?? '',
         claim?.lockMs ?? 0,
       ),
@@ -217,7 +227,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
                 windows,
                 modes,
                 counters.length,
-                known?.digest ?? '',
+                heldArgument(known),
                 claim,
               )
             : redis.bffCountAndReadBuffer(
@@ -226,7 +236,7 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
                 counters.length,
                 ...windows,
                 ...modes,
-                known?.digest ?? '',
+                heldArgument(known),
                 claim?.token ?? '',
                 claim?.lockMs ?? 0,
               ),

@@ -1,7 +1,14 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBodyLayer } from '../../src/cache/body-layer.js';
-import { encodeEntry, toRepresentation, type CacheEntry } from '../../src/cache/cache-entry.js';
+import {
+  decodeEntry,
+  encodeEntry,
+  toRepresentation,
+  type CacheEntry,
+} from '../../src/cache/cache-entry.js';
+import { compress } from '../../src/cache/encodings.js';
+import { createRedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { createBreaker } from '../../src/resilience/circuit-breaker.js';
 import { createMemoryCounters } from '../../src/state/memory-counters.js';
 import { createRedisSharedState } from '../../src/state/redis-shared-state.js';
@@ -32,20 +39,24 @@ afterAll(async () => {
 function setup() {
   const logs = createLogCapture();
   const bodies = createBodyLayer({ maxBytes: 1 << 20 });
-  const state = createRedisSharedState({
-    redis,
-    breaker: createBreaker({
+  const breaker = () =>
+    createBreaker({
       name: 'redis-test',
       thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
       logger: logs.logger,
       isFailure: () => true,
       openError: () => new Error('open'),
-    }),
+    });
+  const state = createRedisSharedState({
+    redis,
+    breaker: breaker(),
     fallback: createMemoryCounters({ maxCounters: 100 }),
     bodies,
     logger: logs.logger,
   });
-  return { state, bodies, logs };
+  // The cache store of the same instance: it adds compressed bodies to the layer it shares.
+  const cache = createRedisCacheStore({ redis, breaker: breaker(), bodies, logger: logs.logger });
+  return { state, cache, bodies, logs };
 }
 
 const entryOf = (value: unknown): CacheEntry => ({
@@ -112,5 +123,74 @@ describe('count and read in one round trip', () => {
     await inspector.set('entry:d', 'not an entry');
     expect((await state.countAndRead([], 'entry:d')).entry).toBeUndefined();
     expect(logs.text()).toContain('corrupt cache entry');
+  });
+});
+
+describe('compressed bodies added to a stored entry', () => {
+  const big = () => entryOf({ items: Array.from({ length: 300 }, (_, i) => `item ${i}`) });
+  const stored = async (key: string) => {
+    const raw = await inspector.getBuffer(key);
+    return raw === null ? undefined : decodeEntry(raw);
+  };
+
+  it('when br, then gzip, are added, then each lands in its place, decodes to the identity body, and the expiry stays', async () => {
+    const { cache } = setup();
+    const entry = big();
+    await inspector.set('enc:a', encodeEntry(entry), 'PX', 60_000);
+    const br = compress(entry.body, 'br');
+    const gzip = compress(entry.body, 'gzip');
+    await cache.addEncoding('enc:a', entry, { coding: 'gzip', bytes: gzip });
+    await cache.addEncoding('enc:a', entry, { coding: 'br', bytes: br });
+    const after = await stored('enc:a');
+    expect(after?.body.equals(entry.body)).toBe(true);
+    expect(after?.encoded?.br?.equals(br)).toBe(true);
+    expect(after?.encoded?.gzip?.equals(gzip)).toBe(true);
+    expect(after?.freshUntil).toBe(entry.freshUntil);
+    expect(after?.digest).toBe(entry.digest);
+    const ttl = await inspector.pttl('enc:a');
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+  });
+
+  it('when the key holds another entry, or the coding is there already, then nothing is written', async () => {
+    const { cache } = setup();
+    const entry = big();
+    const br = compress(entry.body, 'br');
+    await inspector.set('enc:b', encodeEntry({ ...entry, storedAt: 2 }), 'PX', 60_000);
+    await cache.addEncoding('enc:b', entry, { coding: 'br', bytes: br });
+    expect((await stored('enc:b'))?.encoded).toBeUndefined();
+
+    await inspector.set('enc:b', encodeEntry({ ...entry, encoded: { br } }), 'PX', 60_000);
+    await cache.addEncoding('enc:b', entry, { coding: 'br', bytes: Buffer.from('not br') });
+    expect((await stored('enc:b'))?.encoded?.br?.equals(br)).toBe(true);
+
+    await inspector.del('enc:b');
+    await cache.addEncoding('enc:b', entry, { coding: 'br', bytes: br });
+    expect(await inspector.exists('enc:b')).toBe(0);
+  });
+
+  it('when Redis holds a compressed body the instance lacks, then the read brings it; once held, the header alone comes', async () => {
+    const { state, cache, bodies } = setup();
+    const entry = big();
+    await inspector.set('enc:c', encodeEntry(entry), 'PX', 60_000);
+    await state.countAndRead([], 'enc:c');
+    expect(bodies.get('enc:c')?.body.encoded).toBeUndefined();
+    // Another instance adds br (its own store and body layer).
+    const other = setup();
+    const br = compress(entry.body, 'br');
+    await other.cache.addEncoding('enc:c', entry, { coding: 'br', bytes: br });
+    const read = await state.countAndRead([], 'enc:c');
+    expect(read.entry?.encoded?.br?.equals(br)).toBe(true);
+    const held = bodies.get('enc:c');
+    expect(held?.body.encoded?.br?.equals(br)).toBe(true);
+    // Now the instance holds all Redis has: the body stays home, the held Buffer is served.
+    const again = await state.countAndRead([], 'enc:c');
+    expect(again.entry?.body).toBe(held?.body.identity);
+    expect(again.entry?.encoded?.br).toBe(held?.body.encoded?.br);
+    // What this instance adds itself joins its held bodies at once.
+    const gzip = compress(entry.body, 'gzip');
+    await cache.addEncoding('enc:c', entry, { coding: 'gzip', bytes: gzip });
+    expect(bodies.get('enc:c')?.body.encoded?.gzip).toBe(gzip);
+    expect((await stored('enc:c'))?.encoded?.gzip?.equals(gzip)).toBe(true);
   });
 });

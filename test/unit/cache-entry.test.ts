@@ -6,7 +6,7 @@ import {
   toRepresentation,
   type CacheEntry,
 } from '../../src/cache/cache-entry.js';
-import { withEncodings } from '../../src/cache/encodings.js';
+import { withEncodings, type EncodedBodies } from '../../src/cache/encodings.js';
 
 const entry: CacheEntry = {
   storedAt: 1,
@@ -55,7 +55,7 @@ describe('cache entry codec with compressed bodies', () => {
     { items: Array.from({ length: 50 }, (_, i) => i) },
     'application/json; charset=utf-8',
   );
-  const stored = async (): Promise<CacheEntry> => ({
+  const stored = async (): Promise<CacheEntry & { encoded: EncodedBodies }> => ({
     ...(await withEncodings(representation)),
     storedAt: 1,
     freshUntil: 2,
@@ -67,11 +67,23 @@ describe('cache entry codec with compressed bodies', () => {
     const entry = await stored();
     const decoded = decodeEntry(encodeEntry(entry));
     expect(decoded?.body.equals(entry.body)).toBe(true);
-    expect(decoded?.encoded?.br.equals(entry.encoded!.br)).toBe(true);
-    expect(decoded?.encoded?.gzip.equals(entry.encoded!.gzip)).toBe(true);
-    expect(brotliDecompressSync(decoded!.encoded!.br).equals(entry.body)).toBe(true);
-    expect(gunzipSync(decoded!.encoded!.gzip).equals(entry.body)).toBe(true);
+    expect(decoded?.encoded?.br?.equals(entry.encoded.br!)).toBe(true);
+    expect(decoded?.encoded?.gzip?.equals(entry.encoded.gzip!)).toBe(true);
+    expect(brotliDecompressSync(decoded!.encoded!.br!).equals(entry.body)).toBe(true);
+    expect(gunzipSync(decoded!.encoded!.gzip!).equals(entry.body)).toBe(true);
   });
+
+  it.each(['br', 'gzip'] as const)(
+    'when an entry carries only its %s body (the one coding asked for so far), then that one comes back, and no other',
+    async (coding) => {
+      const both = await stored();
+      const entry: CacheEntry = { ...both, encoded: { [coding]: both.encoded[coding] } };
+      const decoded = decodeEntry(encodeEntry(entry));
+      expect(decoded?.body.equals(entry.body)).toBe(true);
+      expect(Object.keys(decoded?.encoded ?? {})).toEqual([coding]);
+      expect(decoded?.encoded?.[coding]?.equals(both.encoded[coding]!)).toBe(true);
+    },
+  );
 
   it('when the header line is written, then it keeps "digest":"<digest>" and stays within the 1024 bytes the hit script reads', async () => {
     const big = Number.MAX_SAFE_INTEGER;
@@ -93,7 +105,7 @@ describe('cache entry codec with compressed bodies', () => {
     const entry = await stored();
     const raw = encodeEntry(entry);
     const header = raw.subarray(0, raw.indexOf(0x0a) + 1);
-    const decoded = decodeEntry(header, { identity: entry.body, encoded: entry.encoded! });
+    const decoded = decodeEntry(header, { identity: entry.body, encoded: entry.encoded });
     expect(decoded?.body).toBe(entry.body);
     expect(decoded?.encoded).toBe(entry.encoded);
     expect(decodeEntry(header, { identity: entry.body.subarray(1) })).toBeUndefined();
@@ -103,7 +115,7 @@ describe('cache entry codec with compressed bodies', () => {
     ['a truncated gzip body', (raw: Buffer) => raw.subarray(0, -1)],
     ['a body with extra bytes', (raw: Buffer) => Buffer.concat([raw, Buffer.from('x')])],
     [
-      'a br length without a gzip one',
+      'a gzip length that leaves its gzip body out',
       (raw: Buffer) =>
         Buffer.from(raw.toString('latin1').replace(/"gzipLength":\d+/, '"gzipLength":0'), 'latin1'),
     ],
