@@ -4,13 +4,19 @@ import type { Logger } from 'pino';
  * Repeated warnings, rate-limited: the first of a kind is logged at once, the rest of its
  * window only counted and reported (`suppressed`) with the next one logged. A flood of the
  * same fault (a Redis that refuses writes, a client sending garbage) costs a line per window,
- * not a line per request.
+ * not a line per request. Kinds may name a key (a background refresh of one entry), so kinds
+ * whose window has passed with nothing suppressed are forgotten once there are many of them.
  */
 export interface LogThrottle {
   /** `via`: the request's logger when it happened in one, so the line carries its id. */
   warn(kind: string, fields: Record<string, unknown>, message: string, via?: Logger): void;
   info(kind: string, fields: Record<string, unknown>, message: string, via?: Logger): void;
+  /** How many kinds it remembers (tests: the map stays bounded). */
+  kinds(): number;
 }
+
+/** Kinds remembered before those with nothing left to report are swept. */
+const SWEEP_AT_KINDS = 1000;
 
 export function createLogThrottle(
   logger: Logger,
@@ -30,7 +36,12 @@ export function createLogThrottle(
       }
       const suppressed = state?.suppressed ?? 0;
       kinds.set(kind, { loggedAt: t, suppressed: 0 });
+      if (kinds.size > SWEEP_AT_KINDS) {
+        for (const [name, seen] of kinds) {
+          if (seen.suppressed === 0 && t - seen.loggedAt >= windowMs) kinds.delete(name);
+        }
+      }
       (via ?? logger)[level](suppressed > 0 ? { ...fields, suppressed } : fields, message);
     };
-  return { warn: log('warn'), info: log('info') };
+  return { warn: log('warn'), info: log('info'), kinds: () => kinds.size };
 }
