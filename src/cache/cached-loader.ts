@@ -92,6 +92,12 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     flights: options.flights ?? SOLO_FLIGHTS,
     now,
     ...(options.flightWaitMs ? { flightWaitMs: options.flightWaitMs } : {}),
+    onWaitExpired: (key, waitedMs) =>
+      throttle.warn(
+        'flight-wait',
+        { key, waitedMs },
+        "another instance's load of this key did not finish within the wait; loading here too",
+      ),
   });
 
   /** Stores what this instance loaded, then releases its lock (another's store is left as it is). */

@@ -20,6 +20,12 @@ export interface FleetLoadOptions {
   now: () => number;
   /** How long a miss waits for another instance's load of its key before loading itself. */
   flightWaitMs?: (key: string) => number;
+  /**
+   * Told when a wait ran out and this instance loads the key itself (a second upstream call
+   * for it, as contract section 4 allows past the bound): what an operator looks for when
+   * the upstream counts more than one call per key.
+   */
+  onWaitExpired?: (key: string, waitedMs: number) => void;
 }
 
 export type FleetLoad = (
@@ -79,9 +85,12 @@ export function createFleetLoad(options: FleetLoadOptions): FleetLoad {
       wait.cancel();
       return { representation: stored, fromStore: true };
     }
-    if (await wait.settled(options.flightWaitMs?.(key) ?? 0)) {
+    const waitMs = options.flightWaitMs?.(key) ?? 0;
+    if (await wait.settled(waitMs)) {
       const announced = await freshIn(key);
       if (announced) return { representation: announced, fromStore: true };
+    } else {
+      options.onWaitExpired?.(key, waitMs);
     }
     return { representation: await load() };
   }

@@ -44,6 +44,10 @@ describe('one upstream call per key across instances', () => {
     expect(onB.headers['x-cache']).toBe('MISS');
     expect(aSettled).toBe(false);
     expect(searchCalls()).toBe(2);
+    // The second call is explained where an operator looks: B's log, with the bound it waited.
+    expect(b.logs.text()).toContain('did not finish within the wait; loading here too');
+    expect(b.logs.text()).toContain('"waitedMs":750');
+    expect(a.logs.text()).not.toContain('did not finish within the wait');
     expect((await onA).status).toBe(504);
   });
 
