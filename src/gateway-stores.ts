@@ -84,6 +84,7 @@ export function createGatewayStores(
       logger,
       isFailure: () => true,
       openError: () => new Error(`redis (${use}) circuit open`),
+      deadlineMs: config.redis.commandTimeoutMs,
     });
     lifecycle.onClose(name, () => made.shutdown());
     return (breakers[name] = made);

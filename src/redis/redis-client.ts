@@ -28,7 +28,11 @@ export function createRedisClient(options: RedisClientOptions): RedisConnection 
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: config.commandTimeoutMs,
+    // REDIS_COMMAND_TIMEOUT_MS is each guarded call's deadline, judged after the event loop has
+    // read its reply (resilience/deadline.ts, through each use's breaker). ioredis's own timer
+    // fails a reply that a busy process reads late, so it is only a backstop, for the calls no
+    // breaker guards (the lease, the change bus) and for a connection that stopped answering.
+    commandTimeout: Math.max(1000, config.commandTimeoutMs * 10),
     connectTimeout: Math.max(500, config.commandTimeoutMs * 5),
     retryStrategy: reconnectDelay,
     // Redis 7 speaks RESP3; pinning RESP2 keeps replies identical across server versions.

@@ -1,6 +1,7 @@
 import CircuitBreaker from 'opossum';
 import type { Logger } from 'pino';
 import type { BreakerThresholds } from '../../config/load-config.js';
+import { withinDeadline } from './deadline.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 
@@ -27,6 +28,11 @@ export interface BreakerOptions {
   isFailure(error: unknown): boolean;
   /** The error to answer with while open. */
   openError(retryAfterSeconds: number): Error;
+  /**
+   * Each call's deadline, judged after the event loop has read what arrived (deadline.ts):
+   * for calls that carry none of their own (Redis commands); upstream calls carry theirs.
+   */
+  deadlineMs?: number;
   now?: () => number;
 }
 
@@ -38,8 +44,16 @@ export interface BreakerOptions {
 export function createBreaker(options: BreakerOptions): Breaker {
   const now = options.now ?? Date.now;
   const { thresholds, logger, name } = options;
-  const breaker = new CircuitBreaker((operation: () => Promise<unknown>) => operation(), {
-    timeout: false, // every call already carries its own deadline
+  const { deadlineMs } = options;
+  const expired = () => new Error(`${name}: no answer within ${deadlineMs} ms`);
+  const call =
+    deadlineMs === undefined
+      ? (operation: () => Promise<unknown>) => operation()
+      : (operation: () => Promise<unknown>) => withinDeadline(operation(), deadlineMs, expired);
+  const breaker = new CircuitBreaker(call, {
+    // Calls carry their own deadline (`deadlineMs`, or the upstream call's): opossum's timer
+    // is a plain one, and would fail a reply that is read late because the process was busy.
+    timeout: false,
     errorThresholdPercentage: thresholds.failurePercent,
     volumeThreshold: thresholds.minRequests,
     rollingCountTimeout: thresholds.windowSeconds * 1000,

@@ -10,7 +10,11 @@ describe('log throttle', () => {
     for (let i = 0; i < 5; i += 1) throttle.warn('redis', { i }, 'redis failed');
     t = 1000;
     throttle.warn('redis', { i: 5 }, 'redis failed');
-    const lines = logs.text().trim().split('\n').map((l) => JSON.parse(l) as { suppressed?: number });
+    const lines = logs
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { suppressed?: number });
     expect(lines).toHaveLength(2);
     expect(lines[0]?.suppressed).toBeUndefined();
     expect(lines[1]?.suppressed).toBe(4);
