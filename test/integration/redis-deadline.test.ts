@@ -67,7 +67,11 @@ function breaker() {
   });
 }
 
-/** Keeps the event loop from turning for `ms`, as a burst of work on a fresh process does. */
+/**
+ * Keeps the event loop from turning for `ms`, as a burst of work on a fresh process does: ten
+ * deadlines, so that Redis (another process) has answered long before it ends, even on a
+ * machine under load (`npm run test:loaded`).
+ */
 function busyFor(ms: number): void {
   const end = performance.now() + ms;
   while (performance.now() < end) {
@@ -80,14 +84,14 @@ describe('Redis deadlines in a busy process', () => {
     const redis = await client({ commandTimeout: 10_000 });
     const guarded = breaker();
     const reply = guarded.run(() => redis.get('k'));
-    busyFor(DEADLINE_MS * 4);
+    busyFor(DEADLINE_MS * 10);
     await expect(reply).resolves.toBe('stored');
   });
 
   it("when ioredis's own timer has the same deadline, then the same answer is failed (why the breaker's is used)", async () => {
     const redis = await client({ commandTimeout: DEADLINE_MS });
     const reply = redis.get('k');
-    busyFor(DEADLINE_MS * 4);
+    busyFor(DEADLINE_MS * 10);
     await expect(reply).rejects.toThrow('Command timed out');
   });
 
