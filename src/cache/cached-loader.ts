@@ -118,14 +118,20 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     options.onStored?.(key);
   }
 
-  /** Additions of compressed bodies under way (settled() waits for them too). */
-  const additions = new Set<Promise<void>>();
+  /**
+   * Additions of compressed bodies under way, by entry and coding (settled() waits for them
+   * too). Concurrent hits that read the entry before the first addition was kept each made
+   * it known here; one write is enough.
+   */
+  const additions = new Map<string, Promise<void>>();
   function keepEncoding(key: string, entry: CacheEntry, made: MadeEncoding): void {
+    const addition = `${made.coding} ${entry.digest} ${entry.storedAt} ${key}`;
+    if (additions.has(addition)) return;
     const added = store
       .addEncoding(key, entry, made)
       .catch(() => undefined)
-      .finally(() => additions.delete(added));
-    additions.add(added);
+      .finally(() => additions.delete(addition));
+    additions.set(addition, added);
   }
   const keeper = (key: string, entry: CacheEntry) => (made: MadeEncoding) =>
     keepEncoding(key, entry, made);
@@ -156,7 +162,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     },
     keepEncoding,
     async settled() {
-      await Promise.all([loads.settled(), ...additions]);
+      await Promise.all([loads.settled(), ...additions.values()]);
     },
   };
 

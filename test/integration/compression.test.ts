@@ -245,6 +245,23 @@ describe.each(['memory', 'redis'] as const)('cached resources (%s)', (cache) => 
     expect(gzip).toHaveBeenCalledTimes(1);
   });
 
+  it('when 20 hits in a coding the entry lacks arrive at once, then it is compressed once and added to the entry once', async () => {
+    const gw = await upstreams.gateway({ cache });
+    await get(gw.app, SEARCH, undefined);
+    await gw.loader.settled();
+    const gzip = vi.spyOn(zlib, 'gzipSync');
+    const added = vi.spyOn(gw.store, 'addEncoding');
+    const hits = await Promise.all(Array.from({ length: 20 }, () => get(gw.app, SEARCH, 'gzip')));
+    await gw.loader.settled();
+    for (const hit of hits) {
+      expect(hit.headers['x-cache']).toBe('HIT');
+      expect(gunzipSync(hit.bytes).toString()).toBe(gunzipSync(hits[0]!.bytes).toString());
+    }
+    expect(gzip).toHaveBeenCalledTimes(1);
+    expect(added).toHaveBeenCalledTimes(1);
+    expect(added.mock.calls[0]?.[2].coding).toBe('gzip');
+  });
+
   it('when the answer is under COMPRESSION_MIN_BYTES, then it is sent as it is, with no Vary on Accept-Encoding', async () => {
     const gw = await upstreams.gateway({ cache, env: { COMPRESSION_MIN_BYTES: '1000000' } });
     const res = await get(gw.app, SEARCH, 'br', { Origin: APP_ORIGIN });
