@@ -22,7 +22,13 @@ export interface HeldBodies {
  */
 export interface BodyLayer {
   get(key: string): HeldBodies | undefined;
-  set(key: string, representation: Representation): void;
+  /**
+   * Holds a representation's bodies and returns what is held. When the layer already holds the
+   * same body (reads sent before the first of them was held all bring it whole), it keeps the
+   * held Buffer, with every compressed body either has: one copy in memory, and a compression
+   * made for it (encodings.ts, per Buffer) serves all of those answers.
+   */
+  set(key: string, representation: Representation): HeldBodies;
   /** Adds a compressed body made here to the bodies held for `digest`, if it still holds them. */
   addEncoding(key: string, digest: string, made: MadeEncoding): void;
   readonly bytes: number;
@@ -38,8 +44,17 @@ export function createBodyLayer(options: { maxBytes: number }): BodyLayer {
     get: (key) => bodies.get(key),
     set(key, representation) {
       const { body, digest, encoded } = representation;
+      const same = bodies.peek(key);
+      const merged =
+        same?.digest === digest && (same.body.encoded || encoded)
+          ? { ...same.body.encoded, ...encoded }
+          : encoded;
+      const identity = same?.digest === digest ? same.body.identity : body;
+      const kept = { identity, ...(merged ? { encoded: merged } : {}) };
       // Only the bodies: an entry's windows are Redis's to say on every hit.
-      bodies.set(key, { digest, body: { identity: body, ...(encoded ? { encoded } : {}) } });
+      const held = { digest, body: kept };
+      bodies.set(key, held);
+      return held;
     },
     addEncoding(key, digest, { coding, bytes }) {
       const held = bodies.peek(key);

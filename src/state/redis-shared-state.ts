@@ -97,28 +97,6 @@ if count > 0 then return redis.call('DECR', KEYS[1]) end
 return 0
 `;
 
-/**
- * Keeps a whole entry's bodies in the layer. When the layer already holds the same body (reads
- * sent before the first of them was held all bring it whole), the held Buffer is kept and
- * served, with every compressed body either has: one copy in memory, and a compression made
- * for it (encodings.ts, per Buffer) serves all of those answers.
- */
-function hold(bodies: BodyLayer, key: string, entry: CacheEntry): CacheEntry {
-  const held = bodies.get(key);
-  const merged =
-    held?.digest === entry.digest
-      ? {
-          ...entry,
-          body: held.body.identity,
-          ...(held.body.encoded || entry.encoded
-            ? { encoded: { ...held.body.encoded, ...entry.encoded } }
-            : {}),
-        }
-      : entry;
-  bodies.set(key, merged);
-  return merged;
-}
-
 /** What the caller holds of an entry, as the script's argument says it. */
 const heldArgument = (known: HeldBodies | undefined): string =>
   known === undefined
@@ -290,7 +268,11 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
           log ?? logger,
           bodyOmitted ? { bodies: known.body, digest: known.digest } : undefined,
         );
-        if (entry !== undefined && !bodyOmitted) entry = hold(bodies, read, entry);
+        if (entry !== undefined && !bodyOmitted) {
+          // Served from what the layer holds: the same Buffer as concurrent reads of this body.
+          const { body } = bodies.set(read, entry);
+          entry = { ...entry, body: body.identity, ...(body.encoded && { encoded: body.encoded }) };
+        }
       }
       return { counts, entry, ...claimOf(reply[2 * counters.length + 2], claim) };
     },

@@ -109,4 +109,20 @@ describe('compressed bodies in the stores', () => {
     expect(layer.get('key')?.body.identity).toBe(entry.body);
     expect(layer.bytes).toBe(entry.body.length + gzip.length + 'key'.length + 128);
   });
+
+  it('when the same body is held again (a second whole read), then the first Buffer stays, with the compressed bodies of both', () => {
+    const layer = createBodyLayer({ maxBytes: 1 << 20 });
+    const first: CacheEntry = { ...representation(), ...windows };
+    const gzip = compress(first.body, 'gzip');
+    layer.set('key', { ...first, encoded: { gzip } });
+    // Another read of the same entry, whole: a copy of the body, and br stored meanwhile.
+    const br = compress(first.body, 'br');
+    const again = layer.set('key', { ...first, body: Buffer.from(first.body), encoded: { br } });
+    expect(again.body.identity).toBe(first.body);
+    expect(again.body.encoded).toEqual({ gzip, br });
+    expect(layer.get('key')).toBe(again);
+    // Another body under the key replaces it whole.
+    const other = toRepresentation({ other: true }, 'application/json; charset=utf-8');
+    expect(layer.set('key', { ...other, ...windows }).body.identity).toBe(other.body);
+  });
 });
