@@ -57,16 +57,11 @@ function startNode(args: string[], ready: RegExp): Promise<StartedNode> {
 
 /**
  * `n` different free ports. Each probe releases its port at once, so two probes in a row can
- * return the same one; a cluster node also needs its port + 10000 (the cluster bus).
+ * return the same one.
  */
-async function freePorts(n: number, options: { clusterBus?: boolean } = {}): Promise<number[]> {
+async function freePorts(n: number): Promise<number[]> {
   const ports = new Set<number>();
-  while (ports.size < n) {
-    const port = await freePort();
-    if (options.clusterBus && port + 10_000 > 65_535) continue;
-    if (options.clusterBus && [...ports].some((p) => Math.abs(p - port) === 10_000)) continue;
-    ports.add(port);
-  }
+  while (ports.size < n) ports.add(await freePort());
   return [...ports];
 }
 
@@ -96,13 +91,18 @@ export interface RedisCluster {
 /** Six redis-server processes made one cluster by `redis-cli --cluster create`. */
 export async function startRedisCluster(): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-cluster-'));
-  const ports = await freePorts(6, { clusterBus: true });
+  // Each node's cluster bus on a free port of its own: the default, its port + 10000, was
+  // never checked, and under load another process held one once (bind: address in use).
+  const allPorts = await freePorts(12);
+  const ports = allPorts.slice(0, 6);
   const settled = await Promise.allSettled(
-    ports.map((port) =>
+    ports.map((port, i) =>
       startNode(
         [
           '--port',
           String(port),
+          '--cluster-port',
+          String(allPorts[6 + i]),
           '--bind',
           '127.0.0.1',
           '--dir',
