@@ -36,7 +36,9 @@ import { summarize } from './summary.js';
  * BENCH_SECONDS, BENCH_ROUNDS and BENCH_CONNECTIONS shorten a smoke run; BENCH_ROWS=G3,G7 measures
  * those rows and the reference rows their ratios divide by; BENCH_CLUSTER=off skips the Redis
  * Cluster rows; BENCH_BASELINE=<git rev> builds that revision beside this one (baseline-build.ts)
- * and measures every gateway row on both builds in alternation, its rows named `G3@<commit>`.
+ * and measures every gateway row on both builds in alternation, its rows named `G3@<commit>`;
+ * BENCH_BASELINE_NODE_OPTIONS starts the baseline's gateways with other node options (default:
+ * this build's), so that BENCH_BASELINE=HEAD compares two settings of V8 on the same code.
  */
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -46,6 +48,8 @@ const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379/0';
 const ONLY = process.env['BENCH_ROWS']?.split(',').filter(Boolean);
 const CLUSTER = process.env['BENCH_CLUSTER'] !== 'off';
 const BASELINE = process.env['BENCH_BASELINE'];
+const BASELINE_NODE_OPTIONS =
+  process.env['BENCH_BASELINE_NODE_OPTIONS']?.split(' ').filter(Boolean) ?? GATEWAY_NODE_OPTIONS;
 const SEARCH = '/api/search?q=wireless+headphones&k=10';
 const SERVER_CORE = 0;
 const SETTLE_MS = 2000;
@@ -109,6 +113,7 @@ interface Build {
   suffix: string;
   entry: string;
   keyPrefix: string;
+  nodeOptions: readonly string[];
 }
 
 interface Row extends RowSpec {
@@ -146,9 +151,16 @@ async function main(): Promise<void> {
   try {
     baseline = BASELINE === undefined ? undefined : prepareBaseline(BASELINE, root);
     const builds: Build[] = [
-      { suffix: '', entry: GATEWAY_ENTRY, keyPrefix: prefix },
+      { suffix: '', entry: GATEWAY_ENTRY, keyPrefix: prefix, nodeOptions: GATEWAY_NODE_OPTIONS },
       ...(baseline
-        ? [{ suffix: `@${baseline.commit}`, entry: baseline.entry, keyPrefix: `${prefix}base:` }]
+        ? [
+            {
+              suffix: `@${baseline.commit}`,
+              entry: baseline.entry,
+              keyPrefix: `${prefix}base:`,
+              nodeOptions: BASELINE_NODE_OPTIONS,
+            },
+          ]
         : []),
     ];
     const simulators = await startSimulators(LOAD_CORE);
@@ -232,7 +244,7 @@ async function main(): Promise<void> {
       const server = async () => {
         const port = await freePort();
         const p = keep(
-          await startProcess([...GATEWAY_NODE_OPTIONS, build.entry], {
+          await startProcess([...build.nodeOptions, build.entry], {
             env: gatewayEnv(port, upstreams, env),
             core: SERVER_CORE,
             label,
@@ -356,7 +368,7 @@ async function main(): Promise<void> {
       machine: `${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, Node ${process.version}, ${hasWrk ? 'wrk' : 'autocannon'} -c${CONNECTIONS}, ${SECONDS} s × ${ROUNDS} rounds, ${hasTaskset ? 'server on core 0, load on core 1' : 'unpinned'}${GATEWAY_NODE_OPTIONS.length > 0 ? `, gateway node ${GATEWAY_NODE_OPTIONS.join(' ')}` : ''}`,
       builds: baseline
         ? [
-            `this build: ${GATEWAY_ENTRY} (the work tree as built); baseline: ${baseline.rev} = ${baseline.commit}, rows ${builds[1]!.suffix}, built in a worktree, ${baseline.dependencies}, run with this build's node options; each round alternates which build goes first`,
+            `this build: ${GATEWAY_ENTRY} (the work tree as built); baseline: ${baseline.rev} = ${baseline.commit}, rows ${builds[1]!.suffix}, built in a worktree, ${baseline.dependencies}, run with node options ${BASELINE_NODE_OPTIONS.join(' ') || '(defaults)'}; each round alternates which build goes first`,
           ]
         : [],
       rows: rows.map((row) => ({ ...row, peakRssMb: row.server.process.peakRssMb() })),
