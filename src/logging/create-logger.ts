@@ -1,27 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { createSecretScrubber } from '../security/scrub-secrets.js';
+import { redactLine } from './redact-line.js';
 import { serializeError } from './serialize-error.js';
-
-/**
- * Paths pino blanks out wherever they appear in a log object: the credentials browsers and
- * upstreams send in these headers, whoever they belong to. The gateway's own configured
- * secrets are removed by value besides (LoggerOptions.secrets), wherever they appear.
- */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'req.headers["service-client-token"]',
-  'req.headers["x-api-key"]',
-  'res.headers["set-cookie"]',
-  '*.authorization',
-  '*.cookie',
-  '*["set-cookie"]',
-  '*.password',
-  '*.apiKey',
-  '*.api_key',
-  '*.clientToken',
-  '*.token',
-];
 
 export interface LoggerOptions {
   level: string;
@@ -29,7 +9,8 @@ export interface LoggerOptions {
   destination?: DestinationStream;
   /**
    * The configured secrets (Config.secrets, from the schema's marks): removed from every line
-   * in every form the gateway writes them, whatever field or message they hide in.
+   * in every form the gateway writes them, whatever field or message they hide in. Credentials
+   * of others (a browser's cookie, a user's key) are blanked by key besides (redact-line.ts).
    */
   secrets?: readonly string[];
 }
@@ -40,10 +21,11 @@ export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: serializeError },
       base: { service: 'bff-gateway' },
-      ...(secrets.length === 0 ? {} : { hooks: { streamWrite: (line: string) => scrub(line) } }),
+      hooks: {
+        streamWrite: secrets.length === 0 ? redactLine : (line: string) => scrub(redactLine(line)),
+      },
     },
     options.destination,
   );
