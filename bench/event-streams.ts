@@ -209,9 +209,12 @@ async function openStreams(context: Context, gateways: readonly EventsGateway[],
     opened += result.opened;
     for (const [why, n] of Object.entries(result.failures))
       failures[why] = (failures[why] ?? 0) + n;
+    // Times come over IPC as JSON: with no stream opened they are null, not NaN.
+    const ms = (value: number | null) => (value === null ? '—' : value.toFixed(0));
     const wait = result.firstEventMs;
+    const failed = Object.keys(result.failures).length > 0;
     log(
-      `${gateway.label}: ${result.opened} of ${count} streams open in ${(result.ms / 1000).toFixed(1)} s (connect to first event: p50 ${wait.p50.toFixed(0)} ms, p99 ${wait.p99.toFixed(0)} ms, max ${wait.max.toFixed(0)} ms)`,
+      `${gateway.label}: ${result.opened} of ${count} streams open in ${(result.ms / 1000).toFixed(1)} s (connect to first event: p50 ${ms(wait.p50)} ms, p99 ${ms(wait.p99)} ms, max ${ms(wait.max)} ms)${failed ? `; failed: ${JSON.stringify(result.failures)}` : ''}${crashOf([gateway]) ?? ''}`,
     );
   }
   const perGateway = opened / gateways.length;

@@ -28,8 +28,8 @@ export interface OpenResult {
   /** The others, by why: a status, `closed`, `timeout`, an error code. */
   failures: Record<string, number>;
   ms: number;
-  /** From connecting to the first `channel_folders` event, over the streams opened. */
-  firstEventMs: { p50: number; p99: number; max: number };
+  /** From connecting to the first `channel_folders` event, over the streams opened (null: none). */
+  firstEventMs: { p50: number | null; p99: number | null; max: number | null };
   /** Streams this process holds open now, all opens together. */
   open: number;
 }
