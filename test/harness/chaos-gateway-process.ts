@@ -91,7 +91,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   // The IPC channel carries the gateway's 'listening' notice (main.ts): start-up is an event.
   const limit = options.openFilesLimit;
   // As the container starts it (config/runtime.ts), so memory figures are production's.
-  const node = [process.execPath, GATEWAY_NODE_OPTIONS, entry];
+  const node = [process.execPath, ...GATEWAY_NODE_OPTIONS.split(' '), entry];
   const [command, args] =
     limit === undefined
       ? [node[0]!, node.slice(1)]
