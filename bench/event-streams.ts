@@ -1,15 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpus } from 'node:os';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESERVED_DESCRIPTORS } from '../src/http/connection-cap.js';
-import { repoRoot } from '../test/harness/chaos-processes.js';
+import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
 import { hasWrk, load, type LoadOptions } from './bench-load.js';
-import { hasTaskset, openFilesFor, type BenchProcess } from './bench-process.js';
+import { hasTaskset, openFilesFor, startProcess, type BenchProcess } from './bench-process.js';
 import {
   activeFolder,
   deleteKeys,
+  eventsNodeOptions,
   eventsMetrics,
   renameFolder,
   startEventsGateway,
@@ -26,14 +28,15 @@ import {
   type IdleCostRow,
   type InstanceFigures,
 } from './events-report.js';
-import { GATEWAY_NODE_OPTIONS, startSimulators, type Upstreams } from './gateway-env.js';
+import { startSimulators, type Upstreams } from './gateway-env.js';
 import { measureWindow, type Window } from './measure-window.js';
 import { epochMs, startStreamLoad, type StreamLoad } from './stream-load.js';
 
 /*
  * `npm run bench:events`: what `GET /api/events` (contract section 2.2) costs at scale, on
- * loopback. Gateways run as in production (node options of config/runtime.ts) on core 0 under a
- * raised descriptor limit, on the machine's Redis with a prefix of their own (deleted after);
+ * loopback. Gateways run as in production (node options of config/runtime.ts, the heap cap raised
+ * to hold the streams: events-gateway.ts) on core 0 under a raised descriptor limit, on the
+ * machine's Redis with a prefix of their own (deleted after);
  * one load client on core 1 holds the streams over raw sockets (targets/stream-client.ts), the
  * simulated upstreams share that core.
  *
@@ -44,7 +47,11 @@ import { epochMs, startStreamLoad, type StreamLoad } from './stream-load.js';
  *   follows the chat server), half the streams on each, the same rename.
  * E3 cost while idle: the hot search hit (bench.ts's G1, wrk on core 1) on E1's gateway with its
  *   streams open and without, in alternating windows (ABBA), the median of each kept; after
- *   each opening or closing of the streams, a window of load that is not measured.
+ *   each opening or closing of the streams, a window of load that is not measured. Judged by
+ *   the median over adjacent pairs of windows (events-report.ts, pairedRatio).
+ * E3r E3's reference: the same on the simplest server holding the same streams (bare Express 5
+ *   sending the answer it GETs from Redis, bench/targets/bare-target.ts R3e): what idle
+ *   connections cost any Node server on this machine, beside what they cost the gateway.
  *
  * BENCH_STREAMS (default 10000), BENCH_SECONDS, BENCH_ROUNDS (E3's windows of each kind, default
  * 6: a 10% effect on this shared machine needs them) and BENCH_CONNECTIONS as in bench.ts.
@@ -133,9 +140,18 @@ async function main(): Promise<void> {
       p99TargetMs: 1000,
     });
     // E3 needs E1's gateway holding its streams: not measured when it could not.
-    const e3 = e1.failure === undefined ? await idleCost(context, single[0]!) : undefined;
+    const e3 =
+      e1.failure === undefined
+        ? await idleCost(context, single[0]!, {
+            name: 'E3',
+            what: `cost while idle: G1 hot hit with ${STREAMS} idle streams open / without`,
+          })
+        : undefined;
+    const answer = e3 ? await answerFile(single[0]!) : undefined;
     await stopAll(context, single);
     await client.closeAll();
+    // E3's reference: what the same idle streams cost the simplest server that holds them.
+    const e3Reference = answer === undefined ? undefined : await referenceCost(context, answer);
 
     const fleet = await startGateways(context, ['E2a', 'E2b'], `${prefix}e2:`);
     const e2 = await fanOut(context, {
@@ -148,9 +164,10 @@ async function main(): Promise<void> {
 
     reportEvents({
       started,
-      machine: `${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, Node ${process.version}, ${hasTaskset ? 'gateways on core 0, stream client, simulators and wrk on core 1' : 'unpinned'}, gateway node ${GATEWAY_NODE_OPTIONS.join(' ') || '(defaults)'}, descriptor limit ${openFiles}${openFiles < OPEN_FILES ? ` (${OPEN_FILES} refused)` : ''}, MAX_CONNECTIONS ${maxConnections}, EVENTS_MAX_STREAMS ${maxStreams}; E3: ${hasWrk ? 'wrk' : 'autocannon'} -c${CONNECTIONS}, ${SECONDS} s windows, ${ROUNDS} of each`,
+      machine: `${cpus()[0]?.model ?? 'cpu'} × ${cpus().length}, Node ${process.version}, ${hasTaskset ? 'gateways on core 0, stream client, simulators and wrk on core 1' : 'unpinned'}, gateway node ${eventsNodeOptions(maxStreams).join(' ') || '(defaults)'}, descriptor limit ${openFiles}${openFiles < OPEN_FILES ? ` (${OPEN_FILES} refused)` : ''}, MAX_CONNECTIONS ${maxConnections}, EVENTS_MAX_STREAMS ${maxStreams}; E3: ${hasWrk ? 'wrk' : 'autocannon'} -c${CONNECTIONS}, ${SECONDS} s windows, ${ROUNDS} of each`,
       fanOuts: [e1, e2],
       idle: e3 ?? `not measured: ${e1.failure}`,
+      idleReference: e3Reference,
       resultsDir: join(repoRoot(), 'bench', 'results'),
     });
   } finally {
@@ -290,8 +307,52 @@ function abba(rounds: number): boolean[] {
   ).flat();
 }
 
-/** E3 on `gateway`, whose STREAMS streams (E1's) are open when it starts. */
-async function idleCost(context: Context, gateway: EventsGateway): Promise<IdleCostRow> {
+/** The gateway's hot answer in a file: the bytes the reference server sends. */
+async function answerFile(gateway: EventsGateway): Promise<string> {
+  const body = Buffer.from(await (await fetch(`${gateway.origin}${SEARCH}`)).arrayBuffer());
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-events-body-')), 'body.json');
+  writeFileSync(file, body);
+  return file;
+}
+
+/**
+ * E3r: E3's method on bench.ts's R3 (bare Express 5 sending the answer it GETs from Redis) that
+ * also holds the streams (R3e): what 10,000 idle connections cost any Node server on this
+ * machine (its kernel, its collector), beside what they cost the gateway.
+ */
+async function referenceCost(context: Context, bodyFile: string): Promise<IdleCostRow> {
+  const port = await freePort();
+  const process = await startProcess(
+    [
+      '--import',
+      'tsx',
+      join(repoRoot(), 'bench/targets/bare-target.ts'),
+      'R3e',
+      String(port),
+      bodyFile,
+      REDIS_URL,
+    ],
+    { core: SERVER_CORE, openFiles: OPEN_FILES, label: 'E3r' },
+  );
+  const server: EventsGateway = { label: 'E3r', process, origin: `http://127.0.0.1:${port}`, port };
+  context.started.push(process);
+  try {
+    await openStreams(context, [server], STREAMS);
+    return await idleCost(context, server, {
+      name: 'E3r',
+      what: `E3 on bare Express 5 + one ioredis GET holding ${STREAMS} streams the same way`,
+    });
+  } finally {
+    await stopAll(context, [server]);
+  }
+}
+
+/** E3 on `gateway`, whose STREAMS streams are open when it starts. */
+async function idleCost(
+  context: Context,
+  gateway: EventsGateway,
+  row: Pick<IdleCostRow, 'name' | 'what'>,
+): Promise<IdleCostRow> {
   const url = `${gateway.origin}${SEARCH}`;
   const options = (seconds: number): LoadOptions => ({
     url,
@@ -321,7 +382,7 @@ async function idleCost(context: Context, gateway: EventsGateway): Promise<IdleC
       await sleep(SETTLE_MS);
       const settling = await measureWindow(gateway, () => load(options(WARM_UP_SECONDS)));
       log(
-        `E3 settling after ${withStreams ? 'opening' : 'closing'} the streams (not counted): ${settling.rps.toFixed(0)} req/s, ${settling.cpuMicrosPerRequest.toFixed(0)} µs/req`,
+        `${row.name} settling after ${withStreams ? 'opening' : 'closing'} the streams (not counted): ${settling.rps.toFixed(0)} req/s, ${settling.cpuMicrosPerRequest.toFixed(0)} µs/req`,
       );
     }
     open = withStreams;
@@ -329,13 +390,12 @@ async function idleCost(context: Context, gateway: EventsGateway): Promise<IdleC
     const window = await measureWindow(gateway, () => load(options(SECONDS)));
     windows[withStreams ? 'with' : 'without'].push(window);
     log(
-      `E3 ${withStreams ? `with ${STREAMS} streams` : 'without streams'}: ${window.rps.toFixed(0)} req/s, ${window.cpuMicrosPerRequest.toFixed(0)} µs/req, busy ${(window.busy * 100).toFixed(0)}%`,
+      `${row.name} ${withStreams ? `with ${STREAMS} streams` : 'without streams'}: ${window.rps.toFixed(0)} req/s, ${window.cpuMicrosPerRequest.toFixed(0)} µs/req, busy ${(window.busy * 100).toFixed(0)}%`,
     );
   }
   if (open) await context.client.closeAll();
   return {
-    name: 'E3',
-    what: `cost while idle: G1 hot hit with ${STREAMS} idle streams open / without`,
+    ...row,
     streams: STREAMS,
     withStreams: windows.with,
     without: windows.without,

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { HEAP_PER_STREAM, STREAM_HEAP_SHARE } from '../src/features/events/streams-allowed.js';
 import { freePort } from '../test/harness/chaos-processes.js';
 import { startProcess, type BenchProcess } from './bench-process.js';
 import { GATEWAY_ENTRY, GATEWAY_NODE_OPTIONS, gatewayEnv, type Upstreams } from './gateway-env.js';
@@ -30,9 +31,24 @@ export interface EventsGatewayOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * The node options a gateway holding `maxStreams` runs with: BENCH_GATEWAY_NODE_OPTIONS when
+ * set, else the production ones with the heap cap raised as operations.md tells an operator to,
+ * so that the streams fit in the share of the heap they may take (streams-allowed.ts; under the
+ * production cap the gateway would lower EVENTS_MAX_STREAMS to about 5,000).
+ */
+export function eventsNodeOptions(maxStreams: number): string[] {
+  if (process.env['BENCH_GATEWAY_NODE_OPTIONS'] !== undefined) return GATEWAY_NODE_OPTIONS;
+  const heapMb = (maxStreams * HEAP_PER_STREAM) / STREAM_HEAP_SHARE / 2 ** 20;
+  const capMb = Math.ceil(heapMb / 128) * 128;
+  return GATEWAY_NODE_OPTIONS.map((option) =>
+    option.startsWith('--max-old-space-size=') ? `--max-old-space-size=${capMb}` : option,
+  );
+}
+
 export async function startEventsGateway(options: EventsGatewayOptions): Promise<EventsGateway> {
   const port = await freePort();
-  const process = await startProcess([...GATEWAY_NODE_OPTIONS, GATEWAY_ENTRY], {
+  const process = await startProcess([...eventsNodeOptions(options.maxStreams), GATEWAY_ENTRY], {
     env: gatewayEnv(port, options.upstreams, {
       REDIS_URL: options.redisUrl,
       REDIS_KEY_PREFIX: options.keyPrefix,

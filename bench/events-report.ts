@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { throughputTarget, type Target } from './bench-targets.js';
+import type { Target } from './bench-targets.js';
 import type { Window } from './measure-window.js';
 import type { Arrivals } from './stream-load.js';
-import { summarize, type Summary } from './summary.js';
+import { median, summarize, type Summary } from './summary.js';
 import { markdownTable } from './text-table.js';
 
 /*
@@ -73,6 +73,8 @@ export interface EventsReportInput {
   fanOuts: FanOutRow[];
   /** E3, or why it was not measured. */
   idle: IdleCostRow | string;
+  /** E3's method on the simplest server holding the same streams (R3e), when measured. */
+  idleReference?: IdleCostRow | undefined;
   resultsDir: string;
 }
 
@@ -82,6 +84,33 @@ const RSS_TARGET_MB = 300;
 const IDLE_WITHIN = 0.9;
 
 /** Nearest-rank percentile of ascending `sorted`. */
+/**
+ * With over without for each pair of adjacent windows (ABBA keeps each window with the streams
+ * next to one without), the median over the pairs: this machine's speed drifts over minutes and
+ * moves both windows of a pair alike, so the pair's ratio cancels it where a ratio of the two
+ * kinds' medians does not.
+ */
+export function pairedRatio(row: IdleCostRow, pick: (window: Window) => number): number {
+  return median(
+    row.withStreams.flatMap((on, i) => {
+      const off = row.without[i];
+      return off === undefined ? [] : [pick(on) / pick(off)];
+    }),
+  );
+}
+
+/** Throughput with the streams over without (by CPU per request where either is load-bound). */
+function idleRatio(row: IdleCostRow, on: Summary, off: Summary) {
+  const byCpu = on.loadBound || off.loadBound;
+  return {
+    byCpu,
+    paired: byCpu
+      ? 1 / pairedRatio(row, (w) => w.cpuMicrosPerRequest)
+      : pairedRatio(row, (w) => w.rps),
+    ofMedians: byCpu ? off.cpuMicrosPerRequest / on.cpuMicrosPerRequest : on.rps / off.rps,
+  };
+}
+
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
 
@@ -218,10 +247,26 @@ function targetsOf(input: EventsReportInput, idle?: { on: Summary; off: Summary 
             met: false,
             value: `not measured: ${errors} failed requests in its windows`,
           }
-        : throughputTarget(name, idle.on, 'without', idle.off, IDLE_WITHIN);
-    if (target) targets.push(target);
+        : idleTarget(name, input.idle, idle.on, idle.off);
+    targets.push(target);
   }
   return targets;
+}
+
+function idleTarget(name: string, row: IdleCostRow, on: Summary, off: Summary): Target {
+  const { byCpu, paired, ofMedians } = idleRatio(row, on, off);
+  return {
+    what: `${name} ≥ ${IDLE_WITHIN.toFixed(1)} × without`,
+    met: paired >= IDLE_WITHIN,
+    value: `${paired.toFixed(2)} by ${byCpu ? 'CPU per request (load-bound)' : 'req/s'}, the median over ${Math.min(row.withStreams.length, row.without.length)} adjacent pairs of windows (ratio of the two kinds' medians: ${ofMedians.toFixed(2)})`,
+  };
+}
+
+/** A line on E3 or its reference: busy, p99, errors, and what the streams cost per request. */
+function idleNote(row: IdleCostRow, on: Summary, off: Summary): string {
+  const cpu = pairedRatio(row, (w) => w.cpuMicrosPerRequest);
+  const rps = pairedRatio(row, (w) => w.rps);
+  return `${row.name}: busy ${(on.busy * 100).toFixed(0)}% / ${(off.busy * 100).toFixed(0)}%, p99 ${on.p99Ms.toFixed(1)} / ${off.p99Ms.toFixed(1)} ms, errors ${on.errors} / ${off.errors}; with over without, median of adjacent pairs: CPU per request ${cpu.toFixed(3)}, req/s ${rps.toFixed(3)} (ratio of medians: CPU ${(on.cpuMicrosPerRequest / off.cpuMicrosPerRequest).toFixed(3)}, req/s ${(on.rps / off.rps).toFixed(3)})`;
 }
 
 export function reportEvents(input: EventsReportInput): Target[] {
@@ -231,13 +276,19 @@ export function reportEvents(input: EventsReportInput): Target[] {
     on: summarize(measured.withStreams),
     off: summarize(measured.without),
   };
+  const reference = input.idleReference && {
+    row: input.idleReference,
+    on: summarize(input.idleReference.withStreams),
+    off: summarize(input.idleReference.without),
+  };
   const lines = input.fanOuts.map(fanOutLine);
   if (measured && idle) lines.push(idleLine(measured, idle.on, idle.off));
+  if (reference) lines.push(idleLine(reference.row, reference.on, reference.off));
   const targets = targetsOf(input, idle);
   const text = [
     `npm run bench:events, ${input.started.toISOString()}`,
     input.machine,
-    'delivered: streams that got the renamed list; bus ms: rename request → the change published on Redis; first/p50/p99/max: rename request → the new channel_folders event read by the client, per stream; RSS (VmRSS) per instance before the streams were opened and with them open; RSS and heap KiB/stream: what the streams added to RSS and to the JS heap used (its nodejs_heap_size_used_bytes, garbage included), over the streams; G1: the hot search hit (wrk), median of the windows with the idle streams open / without.',
+    'delivered: streams that got the renamed list; bus ms: rename request → the change published on Redis; first/p50/p99/max: rename request → the new channel_folders event read by the client, per stream; RSS (VmRSS) per instance before the streams were opened and with them open; RSS and heap KiB/stream: what the streams added to RSS and to the JS heap used (its nodejs_heap_size_used_bytes, garbage included), over the streams; G1: the hot search hit (wrk), median of the windows with the idle streams open / without; E3r: the same on the simplest server holding the same streams (bare Express 5 + one ioredis GET, bench/targets/bare-target.ts R3e).',
     '',
     ...markdownTable(HEADER, lines),
     '',
@@ -247,7 +298,13 @@ export function reportEvents(input: EventsReportInput): Target[] {
     ),
     ...(measured && idle
       ? [
-          `${measured.name}: busy ${(idle.on.busy * 100).toFixed(0)}% / ${(idle.off.busy * 100).toFixed(0)}%, p99 ${idle.on.p99Ms.toFixed(1)} / ${idle.off.p99Ms.toFixed(1)} ms, errors ${idle.on.errors} / ${idle.off.errors}; CPU per request with over without: ${(idle.on.cpuMicrosPerRequest / idle.off.cpuMicrosPerRequest).toFixed(3)}`,
+          idleNote(measured, idle.on, idle.off),
+          ...(reference
+            ? [
+                idleNote(reference.row, reference.on, reference.off),
+                `${measured.name} over ${reference.row.name}, the gateway's idle-stream cost over what the same streams cost the simplest server: CPU per request ${(pairedRatio(measured, (w) => w.cpuMicrosPerRequest) / pairedRatio(reference.row, (w) => w.cpuMicrosPerRequest)).toFixed(3)}`,
+              ]
+            : []),
         ]
       : [`E3 ${skipped}`]),
     '',
@@ -268,6 +325,9 @@ export function reportEvents(input: EventsReportInput): Target[] {
       measured && idle
         ? { ...measured, withSummary: idle.on, withoutSummary: idle.off }
         : input.idle,
+    idleReference: reference
+      ? { ...reference.row, withSummary: reference.on, withoutSummary: reference.off }
+      : undefined,
     targets,
   };
   writeFileSync(join(input.resultsDir, 'events-latest.json'), `${JSON.stringify(json, null, 2)}\n`);

@@ -7,7 +7,9 @@ import { Pool } from 'undici';
 /*
  * The reference rows of `npm run bench`, each the simplest server doing one part of the
  * gateway's job: R1 bare node:http and R2 bare Express 5 sending the same bytes, R3 Express
- * plus one ioredis GET of them, R4 Express plus one undici call to the search simulator.
+ * plus one ioredis GET of them, R4 Express plus one undici call to the search simulator; R3e is
+ * R3 that also holds server-sent event streams the way the gateway's `/api/events` does (one
+ * event, then a heartbeat every 25 s), the reference of `npm run bench:events`' E3.
  * Usage: bare-target <row> <port> <body file> [redis url | search origin] [search token]
  */
 
@@ -37,7 +39,8 @@ switch (row) {
     listen(app);
     break;
   }
-  case 'R3': {
+  case 'R3':
+  case 'R3e': {
     const redis = new Redis(dependency);
     const key = `bench:bare:${process.pid}`;
     await redis.set(key, body);
@@ -45,6 +48,7 @@ switch (row) {
     app.get('/api/search', async (_req, res) => {
       res.type(json).send(await redis.getBuffer(key));
     });
+    if (row === 'R3e') holdEventStreams(app);
     process.on('SIGTERM', () => void redis.del(key).finally(() => process.exit(0)));
     listen(app);
     break;
@@ -66,4 +70,29 @@ switch (row) {
   }
   default:
     throw new Error(`unknown row ${row}`);
+}
+
+/**
+ * `GET /api/events` as the simplest server holds it: the stream's head, `retry:` and one
+ * `channel_folders` event (what bench:events' stream client waits for), then a heartbeat
+ * comment every 25 s; `/metrics` says how many are open, as the gateway's does.
+ */
+function holdEventStreams(app: express.Express): void {
+  const streams = new Set<express.Response>();
+  const first = `retry: 2000\n\nid: ${'A'.repeat(43)}\nevent: channel_folders\ndata: {"folders":[]}\n\n`;
+  app.get('/api/events', (_req, res) => {
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+    });
+    res.write(first);
+    streams.add(res);
+    res.once('close', () => streams.delete(res));
+  });
+  app.get('/metrics', (_req, res) => {
+    res.type('text/plain').send(`gateway_event_streams ${streams.size}\n`);
+  });
+  setInterval(() => {
+    for (const stream of streams) stream.write(':\n\n');
+  }, 25_000).unref();
 }

@@ -7,7 +7,7 @@
  * to take an instance down by opening streams.
  */
 export const HEAP_PER_STREAM = 12 * 1024;
-const STREAM_HEAP_SHARE = 0.5;
+export const STREAM_HEAP_SHARE = 0.5;
 
 export type StreamsAllowed = { max: number; wanted: number; lowered: boolean } | { error: string };
 
