@@ -35,6 +35,10 @@ export interface ReportInput {
   rows: readonly ReportedRow[];
   stampedes: readonly Stampede[];
   fixedRate?: { name: string; rate: number; result: LoadResult } | undefined;
+  /** G1z's compressed body over its identity body (issue 18: at most 15%). */
+  g1zWireShare?: number | undefined;
+  /** The baseline's revision as given (BENCH_BASELINE), when one ran. */
+  baselineRev?: string | undefined;
   resultsDir: string;
 }
 
@@ -91,6 +95,14 @@ export function report(input: ReportInput): void {
         .filter((r) => r.isGateway && r.baselineOf === undefined)
         .map((r) => r.peakRssMb),
     ),
+    g1zWireShare: input.g1zWireShare,
+    baselineMix:
+      input.baselineRev === undefined
+        ? undefined
+        : {
+            rev: input.baselineRev,
+            summary: summary(input.rows.find((r) => r.baselineOf === 'G7')?.name ?? ''),
+          },
   });
   const fixed = input.fixedRate;
   const text = [

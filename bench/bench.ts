@@ -327,6 +327,7 @@ async function main(): Promise<void> {
 
     // G1z's bytes on the wire against the identity body (issue 18: at most 15%).
     const zipped = rows.find((r) => r.name === 'G1z');
+    let g1zWireShare: number | undefined;
     if (zipped) {
       const sized = async (headers: Record<string, string>) => {
         const res = await fetch(`${zipped.server.origin}${zipped.path}`, { headers });
@@ -337,6 +338,7 @@ async function main(): Promise<void> {
       };
       const identity = await sized({ 'Accept-Encoding': 'identity' });
       const browser = await sized({ 'Accept-Encoding': BROWSER_ENCODINGS });
+      g1zWireShare = browser.bytes / identity.bytes;
       process.stdout.write(
         `G1z bytes on the wire: ${browser.bytes} (${browser.coding}) of ${identity.bytes} identity = ${((browser.bytes / identity.bytes) * 100).toFixed(1)}%\n`,
       );
@@ -374,6 +376,8 @@ async function main(): Promise<void> {
       rows: rows.map((row) => ({ ...row, peakRssMb: row.server.process.peakRssMb() })),
       stampedes,
       fixedRate,
+      g1zWireShare,
+      baselineRev: baseline?.rev,
       resultsDir: join(root, 'bench', 'results'),
     });
   } finally {
