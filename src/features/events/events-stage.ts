@@ -102,4 +102,16 @@ export function openStream(
       (await options.chat.channelFolders({ credentials, requestId }, includeArchived))
         .representation,
   });
+  releaseHeaders(req);
+}
+
+/**
+ * A stream's request lives as long as the stream (hours), but its headers have been read by now:
+ * the edge's checks, the credentials, `Last-Event-ID`, the session cookie (the log line's request
+ * fields were bound when it started). A browser sends ~15 of them, its cookies and user agent
+ * among them: each stream would keep them twice over, as `rawHeaders` and as the parsed object.
+ */
+function releaseHeaders(req: IncomingMessage): void {
+  req.rawHeaders = [];
+  req.headers = {};
 }
