@@ -83,14 +83,13 @@ const RSS_TARGET_MB = 300;
 /** G1 with idle streams open against without: within 10%. */
 const IDLE_WITHIN = 0.9;
 
-/** Nearest-rank percentile of ascending `sorted`. */
 /**
  * With over without for each pair of adjacent windows (ABBA keeps each window with the streams
  * next to one without), the median over the pairs: this machine's speed drifts over minutes and
  * moves both windows of a pair alike, so the pair's ratio cancels it where a ratio of the two
  * kinds' medians does not.
  */
-export function pairedRatio(row: IdleCostRow, pick: (window: Window) => number): number {
+function pairedRatio(row: IdleCostRow, pick: (window: Window) => number): number {
   return median(
     row.withStreams.flatMap((on, i) => {
       const off = row.without[i];
@@ -111,6 +110,7 @@ function idleRatio(row: IdleCostRow, on: Summary, off: Summary) {
   };
 }
 
+/** Nearest-rank percentile of ascending `sorted`. */
 const percentile = (sorted: readonly number[], p: number) =>
   sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)]!;
 
