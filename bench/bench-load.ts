@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { hasTaskset } from './bench-process.js';
@@ -61,14 +61,18 @@ async function withWrk(options: LoadOptions): Promise<LoadResult> {
   for (const [name, value] of Object.entries(options.headers ?? {}))
     args.push('-H', `${name}: ${value}`);
   const plan = options.paths;
-  if (plan.kind !== 'same') args.push('-s', wrkScript(plan.kind === 'mix' ? MIX_LUA : UNIQUE_LUA));
+  const script =
+    plan.kind === 'same' ? undefined : wrkScript(plan.kind === 'mix' ? MIX_LUA : UNIQUE_LUA);
+  if (script !== undefined) args.push('-s', script);
   args.push(options.url);
   if (plan.kind === 'mix')
     args.push('--', plan.mix.ranksFile, plan.salt, String(plan.mix.epochLength));
   const [command, ...rest] = hasTaskset
     ? ['taskset', '-c', String(options.core), 'wrk', ...args]
     : ['wrk', ...args];
-  const { stdout } = await run(command, rest, { maxBuffer: 1 << 20 });
+  const { stdout } = await run(command, rest, { maxBuffer: 1 << 20 }).finally(() => {
+    if (script !== undefined) rmSync(dirname(script), { recursive: true, force: true });
+  });
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -148,6 +148,8 @@ async function main(): Promise<void> {
   const sink = await startOtlpSink();
   let cluster: RedisCluster | undefined;
   let baseline: BaselineBuild | undefined;
+  /** Where the bare rows' body file is, removed with everything else the run made. */
+  let bodyDir: string | undefined;
   try {
     baseline = BASELINE === undefined ? undefined : prepareBaseline(BASELINE, root);
     const builds: Build[] = [
@@ -264,7 +266,8 @@ async function main(): Promise<void> {
       builds[0]!,
     );
     const body = Buffer.from(await (await fetch(`${g1.origin}${SEARCH}`)).arrayBuffer());
-    const bodyFile = join(mkdtempSync(join(tmpdir(), 'bench-body-')), 'body.json');
+    bodyDir = mkdtempSync(join(tmpdir(), 'bench-body-'));
+    const bodyFile = join(bodyDir, 'body.json');
     writeFileSync(bodyFile, body);
     const dependencies = { redis: REDIS_URL, search: upstreams.searchOrigin, none: '' };
     const bare = async (spec: BareRowSpec): Promise<Server> => {
@@ -389,6 +392,7 @@ async function main(): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
     baseline?.remove();
+    if (bodyDir !== undefined) rmSync(bodyDir, { recursive: true, force: true });
   }
 }
 

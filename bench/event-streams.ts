@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESERVED_DESCRIPTORS } from '../src/http/connection-cap.js';
 import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
@@ -344,6 +344,7 @@ async function referenceCost(context: Context, bodyFile: string): Promise<IdleCo
     });
   } finally {
     await stopAll(context, [server]);
+    rmSync(dirname(bodyFile), { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { zipfRanks } from './zipf.js';
@@ -37,7 +37,10 @@ export function createQueryMix(options: {
 }): QueryMix {
   const { distinct, exponent, epochLength, epochs, seed } = options;
   const ranks = zipfRanks({ n: distinct, s: exponent, seed, length: epochLength * epochs });
-  const ranksFile = join(mkdtempSync(join(tmpdir(), 'bench-mix-')), 'ranks.txt');
+  const dir = mkdtempSync(join(tmpdir(), 'bench-mix-'));
+  // wrk reads it in every window of the run: removed when the run's process exits.
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const ranksFile = join(dir, 'ranks.txt');
   writeFileSync(ranksFile, `${ranks.join('\n')}\n`);
   return {
     distinct,
