@@ -24,6 +24,7 @@ import {
 import { measureWindow, type Window } from './measure-window.js';
 import { createQueryMix } from './query-mix.js';
 import { summarize } from './summary.js';
+import { startBareServer } from './bare-server.js';
 
 /*
  * `npm run bench`: rows measured side by side in one run on loopback. Each server runs in its
@@ -137,7 +138,6 @@ const BARE_ROWS: BareRowSpec[] = [
 ];
 
 const root = repoRoot();
-const tsx = ['--import', 'tsx'];
 
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-p', '-c', String(LOAD_CORE), String(process.pid)]);
@@ -271,22 +271,15 @@ async function main(): Promise<void> {
     writeFileSync(bodyFile, body);
     const dependencies = { redis: REDIS_URL, search: upstreams.searchOrigin, none: '' };
     const bare = async (spec: BareRowSpec): Promise<Server> => {
-      const port = await freePort();
-      const p = keep(
-        await startProcess(
-          [
-            ...tsx,
-            join(root, 'bench/targets/bare-target.ts'),
-            spec.name,
-            String(port),
-            bodyFile,
-            dependencies[spec.dependency],
-            TOKEN,
-          ],
-          { core: SERVER_CORE, label: spec.name },
-        ),
-      );
-      return { process: p, origin: `http://127.0.0.1:${port}` };
+      const server = await startBareServer({
+        row: spec.name,
+        bodyFile,
+        dependency: dependencies[spec.dependency],
+        token: TOKEN,
+        core: SERVER_CORE,
+      });
+      keep(server.process);
+      return server;
     };
 
     // The cluster rows start six more redis-server processes: only when G6 is measured.

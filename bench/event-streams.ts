@@ -5,9 +5,10 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESERVED_DESCRIPTORS } from '../src/http/connection-cap.js';
-import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
+import { repoRoot } from '../test/harness/chaos-processes.js';
 import { hasWrk, load, type LoadOptions } from './bench-load.js';
-import { hasTaskset, openFilesFor, startProcess, type BenchProcess } from './bench-process.js';
+import { startBareServer } from './bare-server.js';
+import { hasTaskset, openFilesFor, type BenchProcess } from './bench-process.js';
 import {
   activeFolder,
   deleteKeys,
@@ -321,21 +322,15 @@ async function answerFile(gateway: EventsGateway): Promise<string> {
  * machine (its kernel, its collector), beside what they cost the gateway.
  */
 async function referenceCost(context: Context, bodyFile: string): Promise<IdleCostRow> {
-  const port = await freePort();
-  const process = await startProcess(
-    [
-      '--import',
-      'tsx',
-      join(repoRoot(), 'bench/targets/bare-target.ts'),
-      'R3e',
-      String(port),
-      bodyFile,
-      REDIS_URL,
-    ],
-    { core: SERVER_CORE, openFiles: OPEN_FILES, label: 'E3r' },
-  );
-  const server: EventsGateway = { label: 'E3r', process, origin: `http://127.0.0.1:${port}`, port };
-  context.started.push(process);
+  const bare = await startBareServer({
+    row: 'R3e',
+    bodyFile,
+    dependency: REDIS_URL,
+    core: SERVER_CORE,
+    openFiles: OPEN_FILES,
+  });
+  const server: EventsGateway = { label: 'E3r', ...bare };
+  context.started.push(bare.process);
   try {
     await openStreams(context, [server], STREAMS);
     return await idleCost(context, server, {
