@@ -39,7 +39,7 @@ function oncePerScrape<T>(list: () => T): () => T {
 }
 
 /** How many of each type: a handle's constructor name, a resource's name (as prom-client counts). */
-export function countByType<T>(items: readonly T[], typeOf: (item: T) => string | undefined) {
+function countByType<T>(items: readonly T[], typeOf: (item: T) => string | undefined) {
   const counts = new Map<string, number>();
   for (const item of items) {
     const type = typeOf(item);
