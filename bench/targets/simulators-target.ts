@@ -1,6 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSimulators } from '../../simulators/start-simulators.js';
+import { join } from 'node:path';
+import type * as Simulators from '../../simulators/start-simulators.js';
+import { repoRoot } from '../../test/harness/chaos-processes.js';
+
+// The simulators as built (`npm run bench` builds first), not through tsx: tsx's wrapper around
+// every function the renderer creates cost a quarter of the simulators' CPU, and R4 must not be
+// limited by the core the simulators share with the load generator.
+const { startSimulators } = (await import(
+  join(repoRoot(), 'dist/simulators/start-simulators.js')
+)) as typeof Simulators;
 
 /*
  * The simulated upstreams for `npm run bench`, in their own process (pinned away from the

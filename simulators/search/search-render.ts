@@ -73,10 +73,12 @@ export function renderProduct(
       kind,
       u: target,
     };
-    const query = new URLSearchParams(
-      PARAM_ORDER[kind].map((name): [string, string] => [name, values[name] ?? '']),
-    );
-    return `${options.origin}/v1/url?${query.toString()}`;
+    const encoded = (name: string, value: string) =>
+      name === 'u' ? encodedTarget(value) : formEncode(value);
+    const query = PARAM_ORDER[kind]
+      .map((name) => `${name}=${encoded(name, values[name] ?? '')}`)
+      .join('&');
+    return `${options.origin}/v1/url?${query}`;
   };
 
   // Built in two steps so the JSON keys keep the document's order.
@@ -103,6 +105,31 @@ export function renderProduct(
   if (product.gtin !== undefined) result.gtin = product.gtin;
   if (product.productID !== undefined) result.productID = product.productID;
   return result;
+}
+
+const UNRESERVED = /^[\w*.-]*$/;
+
+/**
+ * A value as URLSearchParams writes it (application/x-www-form-urlencoded: space as '+', every
+ * byte but ASCII letters, digits and `*-._` percent-encoded), without building a
+ * URLSearchParams per link: a page has dozens of links.
+ */
+function formEncode(value: string): string {
+  if (UNRESERVED.test(value)) return value;
+  return encodeURIComponent(value)
+    .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll('%20', '+');
+}
+
+/** The catalogue's link targets are few and long: each is encoded once. */
+const targets = new Map<string, string>();
+function encodedTarget(target: string): string {
+  let encoded = targets.get(target);
+  if (encoded === undefined) {
+    encoded = formEncode(target);
+    if (targets.size < 100_000) targets.set(target, encoded);
+  }
+  return encoded;
 }
 
 type Linker = (kind: LinkKind, target: string) => string;
