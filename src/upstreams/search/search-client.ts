@@ -3,7 +3,7 @@ import { parseWith } from '../../errors/parse-with.js';
 import { failedWith, rateLimitedBy, unexpectedStatus } from '../http/status-errors.js';
 import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
 import type { Upstream, UpstreamResponse } from '../http/upstream.js';
-import { ResultList } from './search-schemas.js';
+import { ResultListInPlace, type ResultList } from './search-schemas.js';
 
 export type SearchFormat = 'json' | 'ld+json';
 
@@ -41,7 +41,7 @@ export function createSearchClient(options: SearchClientOptions): SearchClient {
   const accept = (response: UpstreamResponse, maxItems: number): ResultList => {
     if (response.status !== 200) throw toSearchError(response, options.retryAfterMaxSeconds);
     const json = parseJsonBody(response, 'search', options.maxJsonDepth);
-    return parseWith(ResultList, cutToItems(json, maxItems), (error) => {
+    return parseWith(ResultListInPlace, cutToItems(json, maxItems), (error) => {
       throw schemaBreach(
         'search',
         'The search service sent a result list that breaks its schema.',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inPlaceSchema } from '../../errors/in-place-schema.js';
 
 /*
  * The search document's resources (search-service-api.md section 2). Objects are loose: fields
@@ -60,6 +61,10 @@ export const Product = z.looseObject({
 });
 export type Product = z.infer<typeof Product>;
 
+/** The document's itemScore: one score per item, in the items' order. */
+const oneScorePerItem = (list: { itemScore: unknown[]; itemListElement: unknown[] }): boolean =>
+  list.itemScore.length === list.itemListElement.length;
+
 export const ResultList = z
   .looseObject({
     itemListElement: z.array(Product),
@@ -67,11 +72,14 @@ export const ResultList = z
     itemScore: z.array(z.number()),
     queryDuration: z.number().int().nonnegative(),
   })
-  .refine((list) => list.itemScore.length === list.itemListElement.length, {
+  .refine(oneScorePerItem, {
     message: 'itemScore must have one score per item',
     path: ['itemScore'],
   });
 export type ResultList = z.infer<typeof ResultList>;
+
+/** ResultList's verdict on an upstream body without zod's copy of it (in-place-schema.ts). */
+export const ResultListInPlace = inPlaceSchema(ResultList, [oneScorePerItem]);
 
 export function isAggregateOffer(offers: Product['offers']): offers is AggregateOffer {
   return 'offers' in offers && Array.isArray(offers.offers);
