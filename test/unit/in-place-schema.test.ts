@@ -7,17 +7,15 @@ import { ResultList, ResultListInPlace } from '../../src/upstreams/search/search
 /** Result lists as the search simulator renders them, JSON and LD-JSON, parsed from the wire. */
 function bodies(): unknown[] {
   const catalogue = createSearchCatalogue({ seed: 3 });
-  return [false, true].map((ld) =>
-    JSON.parse(
-      JSON.stringify(
-        renderResultList(catalogue.search('wireless headphones').slice(0, 6), 0, 'http://s/n', {
-          origin: 'http://s.test',
-          ld,
-          sid: 'sid',
-        }),
-      ),
-    ),
-  );
+  const page = catalogue.search('wireless headphones').slice(0, 6);
+  return [false, true].map((ld): unknown => {
+    const list = renderResultList(page, 0, 'http://s/n', {
+      origin: 'http://s.test',
+      ld,
+      sid: 'sid',
+    });
+    return JSON.parse(JSON.stringify(list));
+  });
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
