@@ -130,10 +130,8 @@ export function sendJson(
   body: unknown,
   contentType = 'application/json',
 ): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': contentType,
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
+  // Encoded once: a length from the string and a write of it would each walk it again.
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { 'content-type': contentType, 'content-length': bytes.length });
+  res.end(bytes);
 }
