@@ -130,8 +130,18 @@ export function sendJson(
   body: unknown,
   contentType = 'application/json',
 ): void {
+  sendJsonText(res, status, JSON.stringify(body), contentType);
+}
+
+/** A JSON body already serialised. */
+export function sendJsonText(
+  res: ServerResponse,
+  status: number,
+  json: string,
+  contentType = 'application/json',
+): void {
   // Encoded once: a length from the string and a write of it would each walk it again.
-  const bytes = Buffer.from(JSON.stringify(body));
+  const bytes = Buffer.from(json);
   res.writeHead(status, { 'content-type': contentType, 'content-length': bytes.length });
   res.end(bytes);
 }

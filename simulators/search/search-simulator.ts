@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { createSimServer, sendJson, type RecordedRequest, type SimServer } from '../sim-server.js';
+import {
+  createSimServer,
+  sendJson,
+  sendJsonText,
+  type RecordedRequest,
+  type SimServer,
+} from '../sim-server.js';
 import { createSearchCatalogue, type SearchCatalogue } from './search-catalogue.js';
-import { renderResultList } from './search-render.js';
+import { renderResultListJson } from './search-render.js';
 
 /**
  * A product search service as described by search-service-api.md: search, redirect and
@@ -78,13 +84,14 @@ export function createSearchSimulator(options: SearchSimulatorOptions): SearchSi
         ? `${origin}/v1/search?${new URLSearchParams({ q, k: String(k), start: String(start + size) }).toString()}`
         : undefined;
       const ld = acceptsLinkedData(req.headers.accept);
-      const body = renderResultList(ranked.slice(start, start + size), start, next, {
-        origin,
-        ld,
-        sid: sessionToken(q),
-      });
-      body.queryDuration = queryDurationMs ?? Math.round(performance.now() - started);
-      sendJson(res, 200, body, ld ? 'application/ld+json' : 'application/json');
+      const body = renderResultListJson(
+        ranked.slice(start, start + size),
+        start,
+        next,
+        { origin, ld, sid: sessionToken(q) },
+        () => queryDurationMs ?? Math.round(performance.now() - started),
+      );
+      sendJsonText(res, 200, body, ld ? 'application/ld+json' : 'application/json');
     },
     '/v1/url': (_req, res, query) => {
       const target = query.get('u');
