@@ -109,10 +109,8 @@ export function renderProduct(
       kind,
       u: target,
     };
-    const encoded = (name: string, value: string) =>
-      name === 'u' ? encodedTarget(value) : formEncode(value);
     const query = PARAM_ORDER[kind]
-      .map((name) => `${name}=${encoded(name, values[name] ?? '')}`)
+      .map((name) => `${name}=${formEncode(values[name] ?? '')}`)
       .join('&');
     return `${options.origin}/v1/url?${query}`;
   };
@@ -155,17 +153,6 @@ function formEncode(value: string): string {
   return encodeURIComponent(value)
     .replace(/[!'()~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replaceAll('%20', '+');
-}
-
-/** The catalogue's link targets are few and long: each is encoded once. */
-const targets = new Map<string, string>();
-function encodedTarget(target: string): string {
-  let encoded = targets.get(target);
-  if (encoded === undefined) {
-    encoded = formEncode(target);
-    if (targets.size < 100_000) targets.set(target, encoded);
-  }
-  return encoded;
 }
 
 type Linker = (kind: LinkKind, target: string) => string;
