@@ -162,6 +162,19 @@ export const EnvSchema = z
     REDIS_TLS: z.enum(['on', 'off']).default('off'),
     REDIS_KEY_PREFIX: z.string().min(1).default('bff:'),
     REDIS_COMMAND_TIMEOUT_MS: integer(5, 10_000).default(100),
+    /**
+     * How long a session write (or delete) waits for a replica to confirm it (Redis WAIT, on
+     * the session-write connections only), with Sentinel or Cluster. Past it the write stands,
+     * counted as unreplicated (contract section 7).
+     */
+    REDIS_REPLICA_WAIT_MS: integer(0, 5000).default(50),
+    /** A Redis of its own for cache entries and their flight locks (contract section 7). */
+    REDIS_CACHE_URL: urlWithSecrets(redisUrl.optional()),
+    /**
+     * While the cache shares its Redis with state: no new entry once that Redis's used_memory
+     * passes this; unset: half its maxmemory, or 256 MiB without one.
+     */
+    CACHE_REDIS_MAX_BYTES: integer(1024 * 1024, 1024 * 1024 * 1024 * 1024).optional(),
     /** Byte budget of the in-process cache, counted as the stored entries' bytes. */
     CACHE_MAX_BYTES: integer(64 * 1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
     /** Spreads expiries of entries written together by up to ± this share of their TTL. */
@@ -224,6 +237,11 @@ export const EnvSchema = z
      * connection cap, so ordinary requests keep room.
      */
     EVENTS_MAX_STREAMS: integer(1, 1_000_000).optional(),
+    /**
+     * Open event streams one chat user (session mode) or one client address (service mode,
+     * when TRUST_PROXY tells clients apart) may hold on one instance; past it 429.
+     */
+    EVENTS_MAX_STREAMS_PER_CLIENT: integer(1, 100_000).default(6),
     /** Seconds between heartbeat comments on an idle event stream. */
     EVENTS_HEARTBEAT_SECONDS: integer(1, 300).default(25),
     BODY_LIMIT_BYTES: integer(64, 10 * 1024 * 1024).default(16_384),
@@ -240,6 +258,8 @@ export const EnvSchema = z
     UPSTREAM_MAX_JSON_DEPTH: integer(8, 1000).default(64),
     /** In-process sessions (no Redis) at most; at the cap a new login is refused with 503. */
     SESSION_MEMORY_MAX: integer(1, 10_000_000).default(10_000),
+    /** Live sessions one chat user may hold, fleet-wide; a login past it ends the oldest. */
+    SESSION_MAX_PER_USER: integer(1, 10_000).default(10),
     SHUTDOWN_TIMEOUT_MS: integer(100, 120_000).default(15_000),
     /** After SIGTERM, /readyz says 503 this long before the listener stops accepting. */
     SHUTDOWN_DRAIN_DELAY_MS: integer(0, 60_000).default(3000),
@@ -262,6 +282,19 @@ export const EnvSchema = z
     {
       path: ['REDIS_URL'],
       message: 'REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS are mutually exclusive: set one',
+      when: () => true,
+    },
+  )
+  .refine(
+    (env) =>
+      env.REDIS_CACHE_URL === undefined ||
+      env.REDIS_URL !== undefined ||
+      env.REDIS_CLUSTER_NODES !== undefined ||
+      env.REDIS_SENTINELS !== undefined,
+    {
+      path: ['REDIS_CACHE_URL'],
+      message:
+        'needs REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS (the Redis that holds sessions and limits)',
       when: () => true,
     },
   )
@@ -400,6 +433,10 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     tls: e.REDIS_TLS === 'on',
     keyPrefix: e.REDIS_KEY_PREFIX,
     commandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
+    replicaWaitMs: e.REDIS_REPLICA_WAIT_MS,
+    /** The cache's own Redis, when it has one (REDIS_CACHE_URL naming another server). */
+    cacheUrl: e.REDIS_CACHE_URL,
+    cacheMaxBytes: e.CACHE_REDIS_MAX_BYTES,
   },
   cacheMaxBytes: e.CACHE_MAX_BYTES,
   cacheTtlJitterRatio: e.CACHE_TTL_JITTER_PERCENT / 100,
@@ -417,6 +454,7 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     idleTimeoutSeconds: e.SESSION_IDLE_TIMEOUT_SECONDS,
     absoluteTimeoutSeconds: e.SESSION_ABSOLUTE_TIMEOUT_SECONDS,
     memoryMax: e.SESSION_MEMORY_MAX,
+    maxPerUser: e.SESSION_MAX_PER_USER,
   },
   /** Express's `trust proxy` value. */
   trustProxy: e.TRUST_PROXY,
@@ -429,7 +467,11 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
     ipv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
   },
   compression: { enabled: e.COMPRESSION === 'on', minBytes: e.COMPRESSION_MIN_BYTES },
-  events: { maxStreams: e.EVENTS_MAX_STREAMS, heartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS },
+  events: {
+    maxStreams: e.EVENTS_MAX_STREAMS,
+    maxStreamsPerClient: e.EVENTS_MAX_STREAMS_PER_CLIENT,
+    heartbeatSeconds: e.EVENTS_HEARTBEAT_SECONDS,
+  },
   corsOrigins: e.CORS_ORIGINS,
   metrics: { enabled: e.METRICS === 'on', token: e.METRICS_TOKEN },
   tracing: {

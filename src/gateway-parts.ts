@@ -95,6 +95,7 @@ export function createGatewayParts(
   lifecycle.onStart('event bus', () => events.start());
   const readiness = createGatewayReadiness(stores.cache, upstreams, chatEvents);
   watch(metrics, { upstreams, events, chatEvents, storeBreakers: stores.breakers });
+  metrics.watchIsolation(() => ({ ...stores.isolation(), sessionsEnded: access.sessions.ended }));
 
   const pipeline = createRequestPipeline({
     config,

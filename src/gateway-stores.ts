@@ -10,7 +10,10 @@ import {
 import { createMemoryCacheStore } from './cache/memory-cache-store.js';
 import { createRedisCacheStore } from './cache/redis-cache-store.js';
 import type { Lifecycle } from './lifecycle/lifecycle.js';
-import { createRedisClient, type RedisConnection } from './redis/redis-client.js';
+import { UNBOUNDED, createCacheMemoryBudget } from './cache/cache-memory-budget.js';
+import type { IsolationStatus } from './observability/metrics.js';
+import { createReplicatedWrites } from './sessions/replicated-writes.js';
+import { createRedisClient, duplicateOf, type RedisConnection } from './redis/redis-client.js';
 import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
 import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
@@ -23,6 +26,7 @@ import type { SharedState } from './state/shared-state.js';
 
 /** Where the gateway keeps what requests share: Redis when configured, else this process. */
 export interface GatewayStores {
+  /** The state Redis (sessions, counters, the lease, the event bus), if any. */
   redis: RedisConnection | undefined;
   cache: CacheStore;
   sessions: SessionStore;
@@ -33,17 +37,35 @@ export interface GatewayStores {
   lease(key: string, ttlMs: number): Lease;
   /** The breakers of each use of Redis, by name (none without Redis). */
   breakers: Record<string, Breaker>;
+  /** What the stores' bulkheads counted (contract section 7). */
+  isolation(): Pick<IsolationStatus, 'sessionWritesUnreplicated' | 'cacheStoreSkipped'>;
 }
 
-/** How long a session write waits for a replica to confirm it (Sentinel, Cluster). */
-const SESSION_REPLICA_WAIT_MS = 1000;
+/**
+ * Connections kept for session writes: each may hold one replication wait, so this many
+ * logins at once wait for a replica without queueing behind each other.
+ */
+const SESSION_WRITE_CONNECTIONS = 8;
 
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
 
+/** Whether REDIS_CACHE_URL names another server than REDIS_URL (a database of the same is not). */
+function cacheApart(config: Config): string | undefined {
+  const { cacheUrl, topology } = config.redis;
+  if (cacheUrl === undefined) return undefined;
+  if (topology.kind === 'single' && new URL(cacheUrl).host === new URL(topology.url).host) {
+    return undefined;
+  }
+  return cacheUrl;
+}
+
 /**
- * The stores, in process or on Redis. With Redis, the connection, each use's breaker and the
- * single-flight subscriber register their start and close with `lifecycle` here.
+ * The stores, in process or on Redis. With Redis, every purpose has connections of its own
+ * (contract section 7, STYLE.md "Bulkheads"): the hot path (counters, cache reads and writes,
+ * session reads), session writes with their replication waits, background commands (the lease,
+ * the memory budget's INFO), and each subscriber; with REDIS_CACHE_URL the cache and its
+ * flight locks live on a Redis of their own. Each registers its start and close here.
  */
 export function createGatewayStores(
   config: Config,
@@ -55,7 +77,11 @@ export function createGatewayStores(
   const redis = createRedisClient({ redis: config.redis, logger });
   if (redis === undefined) {
     const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes, now });
-    const sessions = createMemorySessionStore({ maxSessions: config.session.memoryMax, now });
+    const sessions = createMemorySessionStore({
+      maxSessions: config.session.memoryMax,
+      maxPerUser: config.session.maxPerUser,
+      now,
+    });
     const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
     return {
       redis: undefined,
@@ -65,18 +91,36 @@ export function createGatewayStores(
       flights: SOLO_FLIGHTS,
       lease: () => SOLO_LEASE,
       breakers: {},
+      isolation: () => ({ sessionWritesUnreplicated: 0, cacheStoreSkipped: {} }),
     };
   }
-  // A Redis that is down is a degraded cache, never a failed start: it keeps reconnecting.
-  lifecycle.onStart('redis', () => redis.connect());
-  lifecycle.onClose('redis', ({ force }) =>
-    force ? redis.disconnect() : redis.quit().catch(() => redis.disconnect()),
-  );
+  const connected = (name: string, connection: RedisConnection) => {
+    // A Redis that is down is a degraded cache, never a failed start: it keeps reconnecting.
+    lifecycle.onStart(name, () => connection.connect());
+    lifecycle.onClose(name, ({ force }) =>
+      force ? connection.disconnect() : connection.quit().catch(() => connection.disconnect()),
+    );
+    return connection;
+  };
+  connected('redis', redis);
+  const background = connected('redis (background)', duplicateOf(redis));
+  background.on('error', () => undefined); // the hot path's connection reports Redis trouble
+  const apartUrl = cacheApart(config);
+  const cacheRedis = apartUrl
+    ? connected(
+        'redis (cache)',
+        createRedisClient({
+          redis: { ...config.redis, topology: { kind: 'single', url: apartUrl } },
+          logger: logger.child({ redis: 'cache' }),
+        })!,
+      )
+    : redis;
   // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
   // take sessions or rate limits down with it. Three failures and that use skips Redis for a
   // second rather than paying its command timeout on every request.
   const breakers: Record<string, Breaker> = {};
-  const breaker = (use: string) => {
+  /** `ownDeadline`: the calls carry their own (session writes: the command's plus the wait's). */
+  const breaker = (use: string, ownDeadline = false) => {
     const name = `redis-${use}`;
     const made = createBreaker({
       name,
@@ -84,14 +128,14 @@ export function createGatewayStores(
       logger,
       isFailure: () => true,
       openError: () => new Error(`redis (${use}) circuit open`),
-      deadlineMs: config.redis.commandTimeoutMs,
+      ...(ownDeadline ? {} : { deadlineMs: config.redis.commandTimeoutMs }),
     });
     lifecycle.onClose(name, () => made.shutdown());
     return (breakers[name] = made);
   };
   const cacheBreaker = breaker('cache');
   const flights = createRedisFlights({
-    redis,
+    redis: cacheRedis,
     prefix: config.redis.keyPrefix,
     // A holder that died frees the key once its longest call would have ended.
     lockMs: config.longestUpstreamDeadlineMs + 1000,
@@ -100,28 +144,65 @@ export function createGatewayStores(
   });
   lifecycle.onStart('single-flight subscriber', () => flights.start());
   lifecycle.onClose('single-flight subscriber', () => flights.close());
+  // Sharing the state Redis, the cache stops storing before that Redis runs out of memory.
+  const budget = apartUrl
+    ? UNBOUNDED
+    : createCacheMemoryBudget({
+        redis: background,
+        maxBytes: config.redis.cacheMaxBytes,
+        keyPrefix: config.redis.keyPrefix,
+        logger,
+      });
+  lifecycle.onStart('cache memory budget', () => budget.start());
+  lifecycle.onClose('cache memory budget', () => budget.stop());
+  const writes = createReplicatedWrites({
+    open: () => duplicateOf(redis),
+    connections: SESSION_WRITE_CONNECTIONS,
+    // One server has no replica a failover could promote: nothing to wait for.
+    replicaWaitMs: config.redis.topology.kind === 'single' ? 0 : config.redis.replicaWaitMs,
+    commandTimeoutMs: config.redis.commandTimeoutMs,
+    logger,
+  });
+  lifecycle.onStart('redis (session writes)', () => writes.connect());
+  lifecycle.onClose('redis (session writes)', ({ force }) => writes.close(force));
   // With Redis, the only in-process cache layer is the bodies held in front of it.
   const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
   return {
     redis,
-    cache: createRedisCacheStore({ redis, breaker: cacheBreaker, bodies, logger, now }),
+    cache: createRedisCacheStore({
+      redis: cacheRedis,
+      breaker: cacheBreaker,
+      bodies,
+      budget,
+      logger,
+      now,
+    }),
     flights,
     sessions: createRedisSessionStore({
       redis,
+      writes,
       breaker: breaker('sessions'),
+      // The writes keep their own deadline: the command's plus the replica wait's bound.
+      writeBreaker: breaker('session-writes', true),
+      maxPerUser: config.session.maxPerUser,
+      keyPrefix: config.redis.keyPrefix,
+      lifecycle,
       logger,
-      // A failover promotes a replica: a session must be on one before the login answers.
-      replicaWaitMs: config.redis.topology.kind === 'single' ? 0 : SESSION_REPLICA_WAIT_MS,
       now,
     }),
     state: createRedisSharedState({
       redis,
       breaker: breaker('limits'),
+      ...(apartUrl ? { cache: { redis: cacheRedis, breaker: cacheBreaker } } : {}),
       fallback: counters,
       bodies,
       logger,
     }),
-    lease: (key, ttlMs) => createRedisLease({ redis, key, ttlMs }),
+    lease: (key, ttlMs) => createRedisLease({ redis: background, key, ttlMs }),
     breakers,
+    isolation: () => ({
+      sessionWritesUnreplicated: writes.unreplicated,
+      cacheStoreSkipped: budget.skipped,
+    }),
   };
 }

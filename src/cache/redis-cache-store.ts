@@ -7,14 +7,17 @@ import type { MadeEncoding } from './encodings.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
 import { lockKeyOf, waitersKeyOf, type FlightRelease } from './flight-coordinator.js';
+import { UNBOUNDED, type CacheMemoryBudget } from './cache-memory-budget.js';
 
 /**
  * The write of a miss: the entry, then the fleet's lock given back (if still ours) and the
  * key's waiters told (only if one marked it), in one round trip. A write Redis refuses (out of
- * memory) still releases the lock; the reply says whether the entry was stored.
+ * memory) still releases the lock; the reply says whether the entry was stored. ARGV[5] 'skip'
+ * releases without storing (the cache's memory budget is spent).
  */
 const STORE_AND_RELEASE = `
-local stored = redis.pcall('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+local stored = 'OK'
+if ARGV[5] ~= 'skip' then stored = redis.pcall('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 if redis.call('DEL', KEYS[3]) == 1 then redis.call('PUBLISH', ARGV[4], '1') end
 if type(stored) == 'table' and stored.err then return stored.err end
@@ -69,10 +72,11 @@ declare module 'ioredis' {
       key: string,
       lock: string,
       waiters: string,
-      entry: Buffer,
+      entry: Buffer | string,
       ttlMs: number,
       token: string,
       channel: string,
+      mode: 'store' | 'skip',
     ): Promise<string>;
   }
 }
@@ -84,6 +88,8 @@ export interface RedisCacheStoreOptions {
   breaker: Breaker;
   /** The bodies held in front of Redis (body-layer.ts): a compressed body added here joins them. */
   bodies: BodyLayer;
+  /** Whether an entry may be stored now (CACHE_REDIS_MAX_BYTES); everything, by default. */
+  budget?: Pick<CacheMemoryBudget, 'allows'>;
   logger: Logger;
   now?: () => number;
 }
@@ -94,6 +100,7 @@ export interface RedisCacheStoreOptions {
  */
 export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
   const { redis, breaker, bodies, logger } = options;
+  const budget = options.budget ?? UNBOUNDED;
   const now = options.now ?? Date.now;
   const throttle = createLogThrottle(logger);
   redis.defineCommand('bffStoreAndRelease', { numberOfKeys: 3, lua: STORE_AND_RELEASE });
@@ -117,20 +124,25 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       const ttlMs = entry.errorUntil - now();
       // An entry already past its windows is not worth storing; a lock still goes back.
       if (ttlMs <= 0 && release === undefined) return;
+      // Past the budget nothing is stored; a lock still goes back and its waiters are told.
+      const encoded = encodeEntry(entry);
+      const store = budget.allows(key, encoded.length);
+      if (!store && release === undefined) return;
       try {
         await breaker.run(async () => {
           if (release === undefined) {
-            await redis.set(key, encodeEntry(entry), 'PX', ttlMs);
+            await redis.set(key, encoded, 'PX', ttlMs);
             return;
           }
           const reply = await redis.bffStoreAndRelease(
             key,
             lockKeyOf(key),
             waitersKeyOf(key),
-            encodeEntry(entry),
+            store ? encoded : '',
             Math.max(1, ttlMs),
             release.token,
             release.channel,
+            store ? 'store' : 'skip',
           );
           if (reply !== 'OK') throw new Error(`redis refused the entry: ${reply}`);
         });
@@ -141,6 +153,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
     },
     async addEncoding(key: string, entry: CacheEntry, made: MadeEncoding) {
       bodies.addEncoding(key, entry.digest, made);
+      if (!budget.allows(key, made.bytes.length)) return;
       try {
         await breaker.run(() =>
           redis.bffAddEncoding(

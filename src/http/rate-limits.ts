@@ -202,8 +202,18 @@ export function createAttemptLimit(
     async begin(req, res) {
       const applicable = countersOf(policies, req);
       const counters = applicable.map((a) => a.counter);
-      const { counts } = await state.countAndRead(counters, undefined, req.log);
+      const { counts, unavailable } = await state.countAndRead(counters, undefined, req.log);
       const forgive = () => state.uncount(counters, req.log);
+      if (unavailable) {
+        // Counted by this instance alone, the limit would let each instance's share through
+        // (contract section 7, Fail closed): no guess reaches the chat server meanwhile.
+        await forgive();
+        throw new AppError(
+          'SERVICE_UNAVAILABLE',
+          'Logins are unavailable right now; try again shortly.',
+          { retryAfterSeconds: 1 },
+        );
+      }
       const verdict = judge(applicable, counts);
       if (verdict.retryAfterSeconds !== undefined) {
         // A refused attempt reached nobody: the count stays what was tried.

@@ -23,6 +23,8 @@ export interface Metrics {
   watchChatEvents(status: () => ChatEventsStatus): void;
   /** The event streams' count, events sent and streams closed, read at each scrape. */
   watchEventStreams(status: () => EventStreamsStatus): void;
+  /** What the bulkheads of contract section 7 counted, read at each scrape. */
+  watchIsolation(status: () => IsolationStatus): void;
   render(): Promise<string>;
 }
 
@@ -33,6 +35,18 @@ export interface EventStreamsStatus {
   readonly sent: Readonly<Record<string, number>>;
   /** Streams that were open and ended, by reason. */
   readonly closed: Readonly<Record<string, number>>;
+  /** Streams refused before they opened, by reason (`per_client`, `full`, `draining`). */
+  readonly refused: Readonly<Record<string, number>>;
+}
+
+/** What the bulkheads counted (contract section 7), cumulative since the start. */
+export interface IsolationStatus {
+  /** Session writes and deletes no replica confirmed within REDIS_REPLICA_WAIT_MS. */
+  readonly sessionWritesUnreplicated: number;
+  /** Sessions ended by the gateway, by reason (`user_limit`: past SESSION_MAX_PER_USER). */
+  readonly sessionsEnded: Readonly<Record<string, number>>;
+  /** Cache entries or encodings not stored, by reason (`memory`: CACHE_REDIS_MAX_BYTES). */
+  readonly cacheStoreSkipped: Readonly<Record<string, number>>;
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -50,6 +64,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
       watchBreakers: () => undefined,
       watchChatEvents: () => undefined,
       watchEventStreams: () => undefined,
+      watchIsolation: () => undefined,
       render: () => Promise.resolve(''),
     };
   }
@@ -78,6 +93,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
   const watched = breakerGauge(registry);
   const watchChatEvents = chatEventMetrics(registry);
   const watchEventStreams = eventStreamMetrics(registry);
+  const watchIsolation = isolationMetrics(registry);
   return {
     enabled: true,
     contentType: registry.contentType,
@@ -95,6 +111,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     },
     watchChatEvents,
     watchEventStreams,
+    watchIsolation,
     render: () => registry.metrics(),
   };
 }
@@ -200,42 +217,88 @@ function eventStreamMetrics(registry: Registry): (status: () => EventStreamsStat
       this.set(eventStreams?.().open ?? 0);
     },
   });
-  /** A counter that reports a cumulative count kept elsewhere, by one label. */
-  const cumulative = (
-    name: string,
-    help: string,
-    label: string,
-    read: (s: EventStreamsStatus) => Readonly<Record<string, number>>,
-  ) => {
-    const reported: Record<string, number> = {};
-    return new Counter({
-      name,
-      help,
-      labelNames: [label],
-      registers: [registry],
-      collect() {
-        if (!eventStreams) return;
-        for (const [value, total] of Object.entries(read(eventStreams()))) {
-          const delta = total - (reported[value] ?? 0);
-          if (delta > 0 || reported[value] === undefined) this.inc({ [label]: value }, delta);
-          reported[value] = total;
-        }
-      },
-    });
-  };
-  cumulative(
-    'gateway_events_sent_total',
-    'Events written to event streams, one per stream (heartbeats not counted).',
-    'event',
-    (s) => s.sent,
-  );
-  cumulative(
-    'gateway_event_streams_closed_total',
-    'Event streams that were open and ended, by reason.',
-    'reason',
-    (s) => s.closed,
-  );
+  const read = () => eventStreams?.();
+  cumulative(registry, read, {
+    name: 'gateway_events_sent_total',
+    help: 'Events written to event streams, one per stream (heartbeats not counted).',
+    label: 'event',
+    counts: (s) => s.sent,
+  });
+  cumulative(registry, read, {
+    name: 'gateway_event_streams_closed_total',
+    help: 'Event streams that were open and ended, by reason.',
+    label: 'reason',
+    counts: (s) => s.closed,
+  });
+  cumulative(registry, read, {
+    name: 'gateway_event_streams_refused_total',
+    help: 'Event streams refused before they opened, by reason.',
+    label: 'reason',
+    counts: (s) => s.refused,
+  });
   return (status) => {
     eventStreams = status;
   };
+}
+
+/** The bulkheads' counts (contract section 7), read at each scrape. */
+function isolationMetrics(registry: Registry): (status: () => IsolationStatus) => void {
+  let isolation: (() => IsolationStatus) | undefined;
+  const read = () => isolation?.();
+  cumulative(registry, read, {
+    name: 'gateway_session_writes_unreplicated_total',
+    help: 'Session writes and deletes that no replica confirmed within REDIS_REPLICA_WAIT_MS (they stand).',
+    counts: (s) => ({ '': s.sessionWritesUnreplicated }),
+  });
+  cumulative(registry, read, {
+    name: 'gateway_sessions_ended_total',
+    help: 'Sessions the gateway ended itself, by reason.',
+    label: 'reason',
+    counts: (s) => s.sessionsEnded,
+  });
+  cumulative(registry, read, {
+    name: 'gateway_cache_store_skipped_total',
+    help: 'Cache entries or encodings not stored, by reason.',
+    label: 'reason',
+    counts: (s) => s.cacheStoreSkipped,
+  });
+  return (status) => {
+    isolation = status;
+  };
+}
+
+/**
+ * A counter that reports cumulative counts kept elsewhere, by one label (or none: the count
+ * under the key ''), read at each scrape.
+ */
+function cumulative<S>(
+  registry: Registry,
+  read: () => S | undefined,
+  options: {
+    name: string;
+    help: string;
+    label?: string;
+    counts: (status: S) => Readonly<Record<string, number>>;
+  },
+): void {
+  const { label } = options;
+  const reported: Record<string, number> = {};
+  new Counter({
+    name: options.name,
+    help: options.help,
+    labelNames: label === undefined ? [] : [label],
+    registers: [registry],
+    collect() {
+      const status = read();
+      if (status === undefined) return;
+      for (const [value, total] of Object.entries(options.counts(status))) {
+        const delta = total - (reported[value] ?? 0);
+        if (delta > 0 || reported[value] === undefined) {
+          if (label === undefined) this.inc(delta);
+          else this.inc({ [label]: value }, delta);
+        }
+        reported[value] = total;
+      }
+    },
+  });
 }

@@ -96,3 +96,11 @@ export function createRedisClient(options: RedisClientOptions): RedisConnection 
   client.on('end', () => report('end'));
   return client;
 }
+
+/**
+ * Another connection like `redis` (same server or Sentinels or cluster, same options, key
+ * prefix and scripts to define anew): a purpose of its own gets one (contract section 7).
+ */
+export function duplicateOf(redis: RedisConnection): RedisConnection {
+  return redis instanceof Cluster ? redis.duplicate() : redis.duplicate();
+}

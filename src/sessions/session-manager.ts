@@ -18,15 +18,27 @@ export interface Session {
   idleExpiresAt: number;
 }
 
+/**
+ * Why the gateway ended a session: a logout, a login that replaced the browser's session
+ * (rotation), a login past SESSION_MAX_PER_USER, or a key the chat server no longer accepts.
+ */
+export type SessionEndReason = 'logout' | 'rotation' | 'user_limit' | 'refused';
+
 export interface SessionManager {
-  /** A new session with a fresh id (login always rotates the id). */
+  /**
+   * A new session with a fresh id (login always rotates the id). `replacing` is the session the
+   * browser had, ended first (rotation), so that it holds no place under SESSION_MAX_PER_USER;
+   * past that limit, the user's oldest sessions end (contract section 7, Quotas per caller).
+   */
   create(
     profile: SessionProfile,
     credentials: ChatCredentials,
+    options?: { replacing?: string | undefined },
   ): Promise<{ id: string; session: Session }>;
   /** The live session for an id, sliding its idle expiry; undefined when unknown or expired. */
   lookup(id: string): Promise<Session | undefined>;
-  destroy(id: string): Promise<void>;
+  /** Ends a session for good on every instance (contract section 7). */
+  destroy(id: string, reason: Exclude<SessionEndReason, 'user_limit'>): Promise<void>;
   /**
    * Which of these sessions still exist, without sliding their idle expiry: what an open event
    * stream checks, since it is not activity that keeps a session alive (contract section 2.2).
@@ -37,6 +49,8 @@ export interface SessionManager {
    * knows it by, and the key its record lives under (undefined for a malformed id).
    */
   identify(id: string): { idHash: string; recordKey: string } | undefined;
+  /** Live sessions this instance ended, by reason (`gateway_sessions_ended_total`). */
+  readonly ended: Readonly<Record<SessionEndReason, number>>;
 }
 
 export interface SessionManagerOptions {
@@ -59,6 +73,16 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
   const idleMs = options.idleTimeoutSeconds * 1000;
   // Writing back every request would cost a Redis write per call; a minute of slack is enough.
   const touchEveryMs = Math.min(60_000, idleMs / 10);
+  const ended: Record<SessionEndReason, number> = {
+    logout: 0,
+    rotation: 0,
+    user_limit: 0,
+    refused: 0,
+  };
+
+  async function destroy(id: string, reason: SessionEndReason) {
+    if (SESSION_ID.test(id) && (await store.delete(hashOf(id)))) ended[reason] += 1;
+  }
 
   function toSession(stored: StoredSession, apiKey: string): Session {
     return {
@@ -76,7 +100,8 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
   }
 
   return {
-    async create(profile, credentials) {
+    async create(profile, credentials, { replacing } = {}) {
+      if (replacing !== undefined) await destroy(replacing, 'rotation');
       const id = randomBytes(32).toString('base64url');
       const idHash = hashOf(id);
       const t = now();
@@ -91,7 +116,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
         absoluteExpiresAt: t + options.absoluteTimeoutSeconds * 1000,
         idleExpiresAt: t + idleMs,
       };
-      await store.set(idHash, stored);
+      ended.user_limit += (await store.create(idHash, stored)).length;
       return { id, session: toSession(stored, credentials.apiKey) };
     },
     async lookup(id) {
@@ -116,13 +141,12 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
         ids.map((id) => (SESSION_ID.test(id) ? store.exists(hashOf(id)) : Promise.resolve(false))),
       );
     },
-    async destroy(id) {
-      if (SESSION_ID.test(id)) await store.delete(hashOf(id));
-    },
+    destroy,
     identify(id) {
       if (!SESSION_ID.test(id)) return undefined;
       const idHash = hashOf(id);
       return { idHash, recordKey: store.recordKey(idHash) };
     },
+    ended,
   };
 }

@@ -27,15 +27,24 @@ export interface SessionStore {
    */
   recordKey(idHash: string): string;
   get(idHash: string): Promise<StoredSession | undefined>;
-  /** Keeps the session until `session.idleExpiresAt` (or its absolute expiry, if sooner). */
-  set(idHash: string, session: StoredSession): Promise<void>;
+  /**
+   * Keeps a new session until `session.idleExpiresAt` (or its absolute expiry, if sooner). When
+   * its user would then hold more than SESSION_MAX_PER_USER live sessions, that user's oldest by
+   * creation are ended first, as a logout would end them (contract section 7, Quotas per
+   * caller): resolves to the id hashes of the sessions it ended.
+   */
+  create(idHash: string, session: StoredSession): Promise<readonly string[]>;
   /**
    * Writes a newer copy of a session that still exists, and nothing otherwise: a logout,
    * rotation or expiry that came in between wins (contract section 6: a session that ended
    * never comes back, whatever was in flight).
    */
   refresh(idHash: string, session: StoredSession): Promise<void>;
-  delete(idHash: string): Promise<void>;
+  /**
+   * Ends a session (logout, rotation) for good, on every instance (contract section 7, Logout
+   * is final across a failover); resolves to whether a live session was ended.
+   */
+  delete(idHash: string): Promise<boolean>;
   /** Whether the session still exists, without reading or sliding it (an open event stream). */
   exists(idHash: string): Promise<boolean>;
 }

@@ -118,9 +118,16 @@ declare module 'ioredis' {
 }
 
 export interface RedisSharedStateOptions {
+  /** The state Redis: counters live here. */
   redis: RedisConnection;
   /** The breaker of this use of Redis: while open, counting goes to `fallback` at once. */
   breaker: Breaker;
+  /**
+   * Where cache entries live, when that is another Redis (REDIS_CACHE_URL), with its breaker:
+   * the counters and the entry are then read in parallel, one call each, and one Redis's
+   * trouble costs nothing of the other's (contract section 7).
+   */
+  cache?: { redis: RedisConnection; breaker: Breaker };
   /** Each instance's own floor while Redis is away. */
   fallback: MemoryCounters;
   /** Bodies this instance holds, so a hit need not carry its body over the wire again. */
@@ -165,40 +172,45 @@ function scriptArguments(
 }
 
 /**
- * On a Redis Cluster one script may only touch one slot: each counter (with its guard, which
- * shares its hash tag) and the entry go as scripts of their own, all sent at once, so a hit
- * still waits for one round trip. The replies are put together as the single script's.
+ * The counters alone, as the script's reply has them. On a Redis Cluster one script may only
+ * touch one slot: each counter (with its guard, which shares its hash tag) goes as a script of
+ * its own, all sent at once.
  */
-async function countAndReadBySlot(
+function countOnly(
   redis: RedisConnection,
   keys: readonly string[],
   windows: readonly number[],
   modes: readonly string[],
-  n: number,
-  held: string,
-  claim: ClaimRequest | undefined,
+  cluster: boolean,
 ): Promise<Reply> {
+  const n = windows.length;
+  if (!cluster) {
+    return redis.bffCountAndReadBuffer(2 * n, ...keys.slice(0, 2 * n), n, ...windows, ...modes);
+  }
   const calls: Promise<Reply>[] = [];
   for (let i = 0; i < n; i += 1) {
     calls.push(
-      redis.bffCountAndReadBuffer(2, keys[2 * i]!, keys[2 * i + 1]!, 1, windows[i]!, modes[i]!, ''),
+      redis.bffCountAndReadBuffer(2, keys[2 * i]!, keys[2 * i + 1]!, 1, windows[i]!, modes[i]!),
     );
   }
-  if (keys.length > 2 * n) {
-    // The entry, its lock and its waiters' mark share a slot (the cache key's hash tag).
-    const entryKeys = keys.slice(2 * n);
-    calls.push(
-      redis.bffCountAndReadBuffer(
-        entryKeys.length,
-        ...entryKeys,
-        0,
-        held,
-        claim?.token ?? '',
-        claim?.lockMs ?? 0,
-      ),
-    );
-  }
-  return (await Promise.all(calls)).flat();
+  return Promise.all(calls).then((replies) => replies.flat());
+}
+
+/** The entry alone (with its lock and waiters' mark, which share its slot): three values. */
+function readOnly(
+  redis: RedisConnection,
+  entryKeys: readonly string[],
+  held: string,
+  claim: ClaimRequest | undefined,
+): Promise<Reply> {
+  return redis.bffCountAndReadBuffer(
+    entryKeys.length,
+    ...entryKeys,
+    0,
+    held,
+    claim?.token ?? '',
+    claim?.lockMs ?? 0,
+  );
 }
 
 export function createRedisSharedState(options: RedisSharedStateOptions): SharedState {
@@ -208,6 +220,54 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
 
   const throttle = createLogThrottle(logger);
   const cluster = redis instanceof Cluster;
+  const cacheRedis = options.cache?.redis ?? redis;
+  const cacheBreaker = options.cache?.breaker ?? breaker;
+  const apart = cacheRedis !== redis;
+  if (apart) cacheRedis.defineCommand('bffCountAndRead', { lua: COUNT_AND_READ });
+
+  /** A call through its breaker; undefined when Redis failed it (said once, throttled). */
+  async function attempt(
+    through: Breaker,
+    call: () => Promise<Reply>,
+    log: Logger | undefined,
+  ): Promise<Reply | undefined> {
+    try {
+      return await through.run(call);
+    } catch (error) {
+      // While the breaker is open every call would fail; it logs its own state changes.
+      if (!through.rejected(error)) {
+        throttle.warn(
+          'count-and-read',
+          { err: error },
+          'redis count-and-read failed; counting in process, cache miss',
+          log,
+        );
+      }
+      return undefined;
+    }
+  }
+
+  /** The entry the script found, served from the bodies this instance holds where it can. */
+  function entryOf(
+    raw: number | Buffer | null | undefined,
+    omitted: number | Buffer | null | undefined,
+    read: string,
+    known: HeldBodies | undefined,
+    log: Logger | undefined,
+  ): CacheEntry | undefined {
+    if (!(raw instanceof Buffer)) return undefined;
+    const bodyOmitted = omitted === 1 && known !== undefined;
+    const entry = readStoredEntry(
+      raw,
+      read,
+      log ?? logger,
+      bodyOmitted ? { bodies: known.body, digest: known.digest } : undefined,
+    );
+    if (entry === undefined || bodyOmitted) return entry;
+    // Served from what the layer holds: the same Buffer as concurrent reads of this body.
+    const { body } = bodies.set(read, entry);
+    return { ...entry, body: body.identity, ...(body.encoded && { encoded: body.encoded }) };
+  }
 
   /** This instance's count where Redis could not count; a guarded counter needs Redis. */
   const inProcess = (c: CounterRequest): Count | undefined =>
@@ -217,64 +277,61 @@ export function createRedisSharedState(options: RedisSharedStateOptions): Shared
     async countAndRead(counters, read, log, claim) {
       const { keys, windows, modes } = scriptArguments(counters, read, claim);
       const known = read === undefined ? undefined : bodies.get(read);
-      let reply: Reply;
-      try {
-        reply = await breaker.run(() =>
-          cluster
-            ? countAndReadBySlot(
-                redis,
-                keys,
-                windows,
-                modes,
-                counters.length,
-                heldArgument(known),
-                claim,
-              )
-            : redis.bffCountAndReadBuffer(
-                keys.length,
-                ...keys,
-                counters.length,
-                ...windows,
-                ...modes,
-                heldArgument(known),
-                claim?.token ?? '',
-                claim?.lockMs ?? 0,
+      const held = heldArgument(known);
+      const n = counters.length;
+      let counted: Reply | undefined;
+      let found: Reply | undefined;
+      if (cluster || apart) {
+        [counted, found] = await Promise.all([
+          n === 0
+            ? []
+            : attempt(breaker, () => countOnly(redis, keys, windows, modes, cluster), log),
+          read === undefined
+            ? []
+            : attempt(
+                cacheBreaker,
+                () => readOnly(cacheRedis, keys.slice(2 * n), held, claim),
+                log,
               ),
+        ]);
+      } else {
+        // One Redis for both: the whole admission is one script, one round trip.
+        const reply = await attempt(
+          breaker,
+          () =>
+            redis.bffCountAndReadBuffer(
+              keys.length,
+              ...keys,
+              n,
+              ...windows,
+              ...modes,
+              held,
+              claim?.token ?? '',
+              claim?.lockMs ?? 0,
+            ),
+          log,
         );
-      } catch (error) {
-        // While the breaker is open every call would fail; it logs its own state changes.
-        if (!breaker.rejected(error)) {
-          throttle.warn(
-            'count-and-read',
-            { err: error },
-            'redis count-and-read failed; counting in process, cache miss',
-            log,
-          );
-        }
-        return { counts: counters.map(inProcess), entry: undefined };
+        counted = reply?.slice(0, 2 * n);
+        found = reply?.slice(2 * n);
       }
+      let unavailable = counted === undefined;
       const counts = counters.map((c, i): Count | undefined => {
-        const count = reply[2 * i] as number;
-        if (count === -2) return inProcess(c); // Redis refused the write (out of memory)
-        return count < 0 ? undefined : { count, resetMs: reply[2 * i + 1] as number };
-      });
-      const raw = read === undefined ? null : (reply[2 * counters.length] ?? null);
-      let entry: CacheEntry | undefined;
-      if (raw instanceof Buffer && read !== undefined) {
-        const bodyOmitted = reply[2 * counters.length + 1] === 1 && known !== undefined;
-        entry = readStoredEntry(
-          raw,
-          read,
-          log ?? logger,
-          bodyOmitted ? { bodies: known.body, digest: known.digest } : undefined,
-        );
-        if (entry !== undefined && !bodyOmitted) {
-          // Served from what the layer holds: the same Buffer as concurrent reads of this body.
-          const { body } = bodies.set(read, entry);
-          entry = { ...entry, body: body.identity, ...(body.encoded && { encoded: body.encoded }) };
+        const count = counted?.[2 * i] as number | undefined;
+        // Redis could not count (unreachable, or it refused the write: out of memory).
+        if (count === undefined || count === -2) {
+          unavailable = true;
+          return inProcess(c);
         }
-      }
-      return { counts, entry, ...claimOf(reply[2 * counters.length + 2], claim) };
+        return count < 0 ? undefined : { count, resetMs: counted![2 * i + 1] as number };
+      });
+      const entry =
+        read === undefined ? undefined : entryOf(found?.[0], found?.[1], read, known, log);
+      return {
+        counts,
+        entry,
+        ...(unavailable && n > 0 ? { unavailable: true } : {}),
+        ...claimOf(found?.[2], claim),
+      };
     },
     async uncount(counters, log) {
       try {

@@ -26,6 +26,11 @@ export interface CountAndRead {
   entry: CacheEntry | undefined;
   /** What became of the fleet lock the read was asked to claim, when it found no entry. */
   claim?: FlightClaim;
+  /**
+   * Set when the shared store could not count (unreachable, or out of memory): the counts are
+   * this instance's own. A limit that must hold across the fleet (logins) fails closed on it.
+   */
+  unavailable?: true;
 }
 
 /**

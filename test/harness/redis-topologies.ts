@@ -19,6 +19,12 @@ export interface RedisNode {
   readonly port: number;
   readonly running: boolean;
   kill(): Promise<void>;
+  /**
+   * Stops the process with SIGSTOP: its sockets stay open and it answers nothing, the way a
+   * stalled replica looks to everything connected to it. `resume` sends SIGCONT.
+   */
+  pause(): void;
+  resume(): void;
 }
 
 interface StartedNode extends RedisNode {
@@ -38,6 +44,7 @@ function startNode(args: string[], ready: RegExp): Promise<StartedNode> {
     });
     await waitForChild(child, 'redis-server', { line: ready }, 10_000, output);
     const port = Number(args[args.indexOf('--port') + 1]);
+    let paused = false;
     const kill = async () => {
       if (exited) return;
       child.kill('SIGKILL');
@@ -50,7 +57,18 @@ function startNode(args: string[], ready: RegExp): Promise<StartedNode> {
       },
       log: child.stdout!,
       kill,
+      // A stopped process still dies of SIGKILL, so stop() needs no SIGCONT first.
       stop: kill,
+      pause() {
+        if (exited || paused) return;
+        paused = true;
+        child.kill('SIGSTOP');
+      },
+      resume() {
+        if (exited || !paused) return;
+        paused = false;
+        child.kill('SIGCONT');
+      },
     };
   })();
 }
@@ -231,6 +249,10 @@ export interface RedisSentinelSetup {
   readonly masterName: string;
   /** The node that is master now, as the Sentinel says. */
   master(): Promise<RedisNode>;
+  /** The other data node: the replica, until a failover promotes it. */
+  replica(): Promise<RedisNode>;
+  /** `redis-cli` against a data node or the Sentinel (with the password, if any). */
+  cli(port: number, ...args: string[]): Promise<string>;
   /** Resolves when the Sentinel names another master than `killed`, and it answers. */
   failedOver(killed: RedisNode): Promise<void>;
   stop(): Promise<void>;
@@ -340,6 +362,11 @@ export async function startRedisSentinel(
       const port = await masterPortNow();
       return nodes.find((node) => node.port === port)!;
     },
+    async replica() {
+      const port = await masterPortNow();
+      return nodes.find((node) => node.port !== port)!;
+    },
+    cli,
     async failedOver(killed) {
       await eventually(
         cliCheck(async () => {

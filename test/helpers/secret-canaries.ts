@@ -71,6 +71,8 @@ function urlTarget(name: keyof Env, origins: CanaryOrigins): CanaryTarget {
   switch (name) {
     case 'REDIS_URL':
       return { origin: origins.redis, path: '/0', parameter: 'password' };
+    case 'REDIS_CACHE_URL':
+      return { origin: origins.redis, path: '/1', parameter: 'pass' };
     case 'OTEL_EXPORTER_OTLP_ENDPOINT':
       return { origin: origins.otlp, path: '', parameter: 'Api_Key' };
     case 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT':

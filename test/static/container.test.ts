@@ -47,13 +47,18 @@ interface ComposeService {
   read_only?: boolean;
   cap_drop?: string[];
   security_opt?: string[];
+  volumes?: string[];
 }
 
 const composeText = read('docker-compose.yml');
 // Schema-checked in the first test; the interface covers only the fields asserted below.
-const compose = parseYaml(composeText) as { services: Record<string, ComposeService> };
+const compose = parseYaml(composeText) as {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+};
 const gateway = compose.services.gateway!;
 const redis = compose.services.redis!;
+const redisCache = compose.services['redis-cache']!;
 const simulators = compose.services.simulators!;
 
 /** A compose value as the gateway sees it with no .env: `${NAME:-default}` is its default. */
@@ -111,13 +116,26 @@ describe('docker-compose.yml', () => {
     expect(validateCompose(broken)).toBe(false);
   });
 
-  it('when redis is defined, then it is a tag-pinned image with a ping healthcheck, no persistence and no published port', () => {
+  it('when the state redis is defined, then it is a tag-pinned image with a ping healthcheck, noeviction, an append-only file on a volume and no published port', () => {
     expect(redis.image).toMatch(/^redis:7(\.\d+)*-alpine$/);
     expect([redis.healthcheck?.test].flat().join(' ')).toMatch(/\bredis-cli\b.*\bping\b/);
     const command = [redis.command].flat();
+    expect(command[command.indexOf('--maxmemory-policy') + 1]).toBe('noeviction');
+    expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+    expect(redis.volumes).toEqual(['redis-state:/data']);
+    expect(compose.volumes).toHaveProperty('redis-state');
+    expect(redis.ports).toBeUndefined();
+  });
+
+  it('when the cache redis is defined, then it evicts least recently used keys under a maxmemory, keeps nothing on disk and publishes no port', () => {
+    expect(redisCache.image).toBe(redis.image);
+    expect([redisCache.healthcheck?.test].flat().join(' ')).toMatch(/\bredis-cli\b.*\bping\b/);
+    const command = [redisCache.command].flat();
+    expect(command[command.indexOf('--maxmemory-policy') + 1]).toBe('allkeys-lru');
+    expect(command[command.indexOf('--maxmemory') + 1]).toMatch(/^\d+[kmg]b$/);
     expect(command.join(' ')).toMatch(/--appendonly no\b/);
     expect(command[command.indexOf('--save') + 1]).toBe('');
-    expect(redis.ports).toBeUndefined();
+    expect(redisCache.ports).toBeUndefined();
   });
 
   it('when the gateway starts, then it is built here, reads .env if there is one, waits for a healthy redis and restarts', () => {
@@ -126,14 +144,20 @@ describe('docker-compose.yml', () => {
     );
     // A fresh checkout has no .env: the stack must start without one.
     expect([gateway.env_file].flat()).toEqual([{ path: '.env', required: false }]);
-    expect(gateway.depends_on).toEqual({ redis: { condition: 'service_healthy' } });
+    expect(gateway.depends_on).toEqual({
+      redis: { condition: 'service_healthy' },
+      'redis-cache': { condition: 'service_healthy' },
+    });
     expect(gateway.restart).toMatch(/^(always|unless-stopped|on-failure(:\d+)?)$/);
   });
 
-  it('when the gateway gets REDIS_URL, then it points at the redis service', () => {
+  it('when the gateway gets REDIS_URL and REDIS_CACHE_URL, then they point at the state and cache services', () => {
     const url = environmentOf(gateway).get('REDIS_URL');
     expect(url).toBe('redis://redis:6379/0');
     expect(Object.keys(compose.services)).toContain(new URL(url!).hostname);
+    const cacheUrl = environmentOf(gateway).get('REDIS_CACHE_URL');
+    expect(cacheUrl).toBe('redis://redis-cache:6379/0');
+    expect(Object.keys(compose.services)).toContain(new URL(cacheUrl!).hostname);
   });
 
   it('when the compose file sets gateway variables, then each is an env-schema variable with a valid value', () => {

@@ -23,9 +23,12 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
 
   mountRoute(router, ROUTES.login, async (req, res, { body: input }) => {
     const attempt = await options.loginLimit.begin(req, res);
+    // Rotation: whatever session this browser had is ended, and the new one gets a new id. It
+    // ends before the new one is stored, so it holds no place under SESSION_MAX_PER_USER.
+    const previous = cookie.read(req);
     let opened;
     try {
-      opened = await service.login(input, req.id);
+      opened = await service.login(input, req.id, previous);
     } catch (error) {
       // Refused credentials stay counted against the client; nothing else does.
       if (!isAppError(error) || error.code !== 'UNAUTHORIZED') await attempt.forgive();
@@ -33,16 +36,13 @@ export function createAuthRouter(options: AuthRouterOptions): Router {
     }
     await attempt.forgive();
     const { id, session } = opened;
-    // Rotation: whatever session this browser had is ended, and the new one gets a new id.
-    const previous = cookie.read(req);
-    if (previous !== undefined) await sessions.destroy(previous);
     cookie.set(res, id);
     res.set('Cache-Control', 'no-store').json(describe(session));
   });
 
   mountRoute(router, ROUTES.logout, async (req, res) => {
     const id = cookie.read(req);
-    if (id !== undefined) await sessions.destroy(id);
+    if (id !== undefined) await sessions.destroy(id, 'logout');
     cookie.clear(res);
     res.status(204).end();
   });

@@ -3,8 +3,15 @@ import type { ChatClient } from '../../upstreams/chat/chat-client.js';
 import type { LoginBody } from './auth-inputs.js';
 
 export interface AuthService {
-  /** Checks the credentials with the chat server and opens a new session (a new id). */
-  login(input: LoginBody, requestId: string): Promise<{ id: string; session: Session }>;
+  /**
+   * Checks the credentials with the chat server and opens a new session (a new id), ending
+   * `replacing`, the session the browser had, if any (rotation).
+   */
+  login(
+    input: LoginBody,
+    requestId: string,
+    replacing?: string,
+  ): Promise<{ id: string; session: Session }>;
 }
 
 /**
@@ -18,7 +25,7 @@ export function createAuthService(options: {
 }): AuthService {
   const { chat, sessions } = options;
   return {
-    async login(input, requestId) {
+    async login(input, requestId, replacing) {
       const credentials =
         input.password !== undefined
           ? await chat.fetchApiKey(input.email, input.password, requestId)
@@ -27,6 +34,7 @@ export function createAuthService(options: {
       return sessions.create(
         { userId: me.user_id, email: credentials.email, fullName: me.full_name, role: me.role },
         credentials,
+        { replacing },
       );
     },
   };
