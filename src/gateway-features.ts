@@ -92,6 +92,10 @@ export function createGatewayFeatures(
     policies: access.limits.general,
     state: stores.state,
     maxStreams: eventsMaxStreams(config.events.maxStreams, options.maxConnections, logger),
+    maxStreamsPerClient: config.events.maxStreamsPerClient,
+    // Without a trusted proxy, service mode cannot tell clients apart (contract section 1).
+    trust: config.trustProxy === false ? undefined : access.trust,
+    ipv6Prefix: config.rateLimit.ipv6Prefix,
     heartbeatSeconds: config.events.heartbeatSeconds,
     isDraining: options.isDraining,
     logger,

@@ -133,8 +133,9 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
 }
 
 /**
- * A stop, in its phases: readiness turns 503 and the event streams end; the listener keeps
- * accepting for the drain delay, then closes; requests under way and the loader's writes
+ * A stop, in its phases: readiness turns 503 and the event streams begin to end, each at its
+ * own moment within the drain delay; the listener keeps accepting for the drain delay, then
+ * closes once the last stream has ended; requests under way and the loader's writes
  * finish; the chat event queue is deleted while its pool and Redis are still up; then every
  * part the lifecycle holds closes. Past SHUTDOWN_TIMEOUT_MS connections and calls are cut.
  */
@@ -147,14 +148,18 @@ async function stopGateway(gateway: {
 }): Promise<boolean> {
   const { config, parts, http, ops } = gateway;
   parts.readiness.startDraining();
-  // Event streams never end on their own: they end now, so none delays the drain.
-  parts.events.stop();
+  // Event streams never end on their own: they end spread over the drain delay, none after it,
+  // so the pages of this instance reconnect to the others over that window, not in one
+  // instant, and none delays the drain (contract section 2.2).
+  const streamsEnded = parts.events.stop(config.shutdownDrainDelayMs);
   http.beginStop();
   const hardDeadline = new Promise<false>((resolve) =>
     setTimeout(resolve, config.shutdownTimeoutMs, false).unref(),
   );
   const drained = (async () => {
     await sleep(config.shutdownDrainDelayMs);
+    // Already settled: the last stream's moment falls inside the delay.
+    await streamsEnded;
     await http.close();
     await parts.loader.settled();
     return true as const;

@@ -243,8 +243,13 @@ function stopFollowing() {
   events = undefined;
 }
 
+/**
+ * Full jitter: a random wait up to the back-off, not the back-off itself. The pages of a
+ * stopped or full gateway all lost their stream around the same moment; waiting the same
+ * doubling steps, they would come back together, each wave larger than one gateway takes.
+ */
 function retryStart() {
-  setTimeout(() => void start(), backoffMs);
+  setTimeout(() => void start(), Math.random() * backoffMs);
   backoffMs = Math.min(backoffMs * 2, 30_000);
 }
 

@@ -40,6 +40,7 @@ const STATUS: Record<ErrorCode, [number, string]> = {
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
   HEADERS_TOO_LARGE: [431, 'Request Header Fields Too Large'],
   RATE_LIMITED: [429, 'Too Many Requests'],
+  TOO_MANY_STREAMS: [429, 'Too Many Requests'],
   INTERNAL: [500, 'Internal Server Error'],
   UPSTREAM_UNAVAILABLE: [502, 'Bad Gateway'],
   UPSTREAM_BAD_RESPONSE: [502, 'Bad Gateway'],

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createChatSimulator, type ChatSimulator } from '../../simulators/chat/chat-simulator.js';
@@ -148,6 +150,9 @@ describe('GET /api/events', () => {
     expect(refused.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(JSON.parse(refused.body)).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect((await request(gw.app).get('/metrics')).text).toMatch(
+      /^gateway_event_streams_refused_total\{reason="full"\} 1$/m,
+    );
   });
 
   it('when two streams open at once against a cap of one, then exactly one opens and the other is 503', async () => {
@@ -194,7 +199,7 @@ describe('GET /api/events', () => {
     expect(refused.headers['ratelimit']).toMatch(/;r=0;/);
   });
 
-  it('when the gateway stops, then every stream ends at once and the stop is clean', async () => {
+  it('when the gateway stops without a drain delay, then every stream ends at once and the stop is clean', async () => {
     const gw = await gateway();
     const open = [await stream(gw), await stream(gw), await stream(gw)];
     await Promise.all(open.map((s) => s.next((e) => e.event === 'channel_folders')));
@@ -203,6 +208,66 @@ describe('GET /api/events', () => {
     expect(await stopped).toBe(true);
     gateways.splice(gateways.indexOf(gw), 1);
     await gw.close().catch(() => undefined);
+  });
+
+  it('when the gateway stops with a drain delay, then the streams end spread over it, each at its own moment, all before the listener closes, and the stop is clean', async () => {
+    const gw = await gateway({ SHUTDOWN_DRAIN_DELAY_MS: '2000' });
+    const open = await Promise.all(Array.from({ length: 20 }, () => stream(gw)));
+    await Promise.all(open.map((s) => s.next((e) => e.event === 'channel_folders')));
+    // Order, not speed: a tick counts the event loop's timer turns while the stop runs; each
+    // end is stamped with the turn it arrived in, and the log keeps what happened in order.
+    let turn = 0;
+    const ticker = setInterval(() => (turn += 1), 1);
+    const log: string[] = [];
+    const endTurns: number[] = [];
+    for (const s of open) {
+      void s.ended.then(() => {
+        endTurns.push(turn);
+        log.push('stream ended');
+      });
+    }
+    gw.gateway.server.once('close', () => log.push('listener closed'));
+    try {
+      const clean = await gw.gateway.stop();
+      log.push('stopped');
+      expect(clean).toBe(true);
+    } finally {
+      clearInterval(ticker);
+    }
+    gateways.splice(gateways.indexOf(gw), 1);
+    expect(endTurns).toHaveLength(20);
+    // Spread, not all in one instant (they would share one or two turns).
+    expect(new Set(endTurns).size).toBeGreaterThanOrEqual(5);
+    // None after the drain: every end came before the listener closed and the stop resolved.
+    expect(log.lastIndexOf('stream ended')).toBeLessThan(log.indexOf('listener closed'));
+    expect(log.at(-1)).toBe('stopped');
+    expect((await request(gw.app).get('/metrics')).text).toMatch(
+      /^gateway_event_streams_closed_total\{reason="shutdown"\} 20$/m,
+    );
+  });
+
+  it('when a stop has begun, then a new stream is 503 with Retry-After and counted as refused for draining, while the open one ends within the drain', async () => {
+    const gw = await gateway({ SHUTDOWN_DRAIN_DELAY_MS: '2000' });
+    const open = await stream(gw);
+    await open.next((e) => e.event === 'channel_folders');
+    // Connected before the stop, so the listener's closing cannot race the request.
+    const { hostname, port } = new URL(gw.gateway.url);
+    const socket = connect(Number(port), hostname);
+    await once(socket, 'connect');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    const stopped = gw.gateway.stop();
+    socket.write(`GET /api/events HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`);
+    await once(socket, 'close');
+    await open.ended;
+    expect(await stopped).toBe(true);
+    gateways.splice(gateways.indexOf(gw), 1);
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answer).toMatch(/\r\nretry-after: \d+\r\n/i);
+    expect((await request(gw.app).get('/metrics')).text).toMatch(
+      /^gateway_event_streams_refused_total\{reason="draining"\} 1$/m,
+    );
   });
 
   it('when streams open, change and close, then the metrics count them', async () => {

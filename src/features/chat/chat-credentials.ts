@@ -2,18 +2,27 @@ import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
-import type { SessionManager } from '../../sessions/session-manager.js';
+import type { Session, SessionManager } from '../../sessions/session-manager.js';
 import {
   refusedCredentialsOf,
   type ChatCall,
   type ChatCredentials,
 } from '../../upstreams/chat/chat-client.js';
 
+/** Who a request acts as: the chat credentials, and the chat user's id where a session says it. */
+export interface Caller {
+  credentials: ChatCredentials;
+  /** Session mode: the chat server's id of the logged-in user (quotas count by it). */
+  userId?: number;
+}
+
 /** Decides whose chat rights a request uses, and what happens when the server refuses them. */
 export interface ChatCredentialsResolver {
   resolve(req: Request, res: Response): Promise<ChatCredentials>;
-  /** The credentials a request would get, or undefined where resolve() would refuse it. */
-  peek(req: IncomingMessage): Promise<ChatCredentials | undefined>;
+  /** As resolve(), with who the caller is. */
+  caller(req: Request, res: Response): Promise<Caller>;
+  /** The caller a request would be, or undefined where resolve() would refuse it. */
+  peek(req: IncomingMessage): Promise<Caller | undefined>;
   /** The chat server answered 401 to the credentials resolve() gave: the error to answer with. */
   refused(req: Request, res: Response, error: AppError): Promise<AppError>;
 }
@@ -25,9 +34,11 @@ export interface ChatCredentialsResolver {
  */
 export function createServiceCredentials(credentials: ChatCredentials): ChatCredentialsResolver {
   const frozen = Object.freeze({ ...credentials });
+  const caller: Caller = Object.freeze({ credentials: frozen });
   return {
     resolve: () => Promise.resolve(frozen),
-    peek: () => Promise.resolve(frozen),
+    caller: () => Promise.resolve(caller),
+    peek: () => Promise.resolve(caller),
     refused: (_req, _res, error) => Promise.resolve(error),
   };
 }
@@ -41,23 +52,30 @@ export function createSessionCredentials(options: {
   cookie: SessionCookie;
 }): ChatCredentialsResolver {
   const { sessions, cookie } = options;
+  const callerOf = (session: Session): Caller => ({
+    credentials: session.credentials,
+    userId: session.profile.userId,
+  });
+  async function caller(req: Request, res: Response): Promise<Caller> {
+    const id = cookie.read(req);
+    const session = id === undefined ? undefined : await sessions.lookup(id);
+    if (!session) {
+      if (id !== undefined) cookie.clear(res);
+      throw new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
+    }
+    return callerOf(session);
+  }
   return {
-    async resolve(req, res) {
-      const id = cookie.read(req);
-      const session = id === undefined ? undefined : await sessions.lookup(id);
-      if (!session) {
-        if (id !== undefined) cookie.clear(res);
-        throw new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
-      }
-      return session.credentials;
-    },
+    resolve: async (req, res) => (await caller(req, res)).credentials,
+    caller,
     async peek(req) {
       const id = cookie.read(req);
-      return id === undefined ? undefined : (await sessions.lookup(id))?.credentials;
+      const session = id === undefined ? undefined : await sessions.lookup(id);
+      return session && callerOf(session);
     },
     async refused(req, res, error) {
       const id = cookie.read(req);
-      if (id !== undefined) await sessions.destroy(id);
+      if (id !== undefined) await sessions.destroy(id, 'refused');
       cookie.clear(res);
       return new AppError(
         'UNAUTHORIZED',

@@ -8,7 +8,16 @@ import {
   type FolderVariant,
   type Stream,
   type StreamCloseReason,
+  type StreamRefusal,
 } from './stream-set.js';
+
+/** A stream's head (contract section 2.2); a HEAD request gets it alone. */
+export const STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/event-stream; charset=utf-8',
+  'Cache-Control': 'no-store',
+  // nginx and its kind must pass each event on as it comes (docs/frontend.md, live updates).
+  'X-Accel-Buffering': 'no',
+};
 
 export interface StreamOptions {
   variant: FolderVariant;
@@ -16,6 +25,8 @@ export interface StreamOptions {
   lastEventId: string | undefined;
   /** The session the stream belongs to (session mode), checked while the stream is open. */
   session?: string | undefined;
+  /** Whom the stream counts against (EVENTS_MAX_STREAMS_PER_CLIENT), when anyone. */
+  client?: string | undefined;
   /** The list as it is now, fetched for this caller; undefined when none can be had yet. */
   current(): Promise<Representation | undefined>;
 }
@@ -29,8 +40,17 @@ export interface EventHub {
    * instance and push it to the variant's streams if its bytes differ from what they have.
    */
   changed(variant: FolderVariant): Promise<void>;
-  /** Ends every stream at once (a stop). */
+  /** Ends every stream at once. */
   closeAll(reason: StreamCloseReason): void;
+  /**
+   * A stop: ends each stream at its own moment within `withinMs` (contract section 2.2);
+   * resolves once the last has ended.
+   */
+  closeSpread(withinMs: number): Promise<void>;
+  /** Open streams that count against `client`. */
+  heldBy(client: string): number;
+  /** Counts a stream refused before it opened. */
+  refuse(refusal: StreamRefusal): void;
   status(): EventHubStatus;
 }
 
@@ -46,6 +66,8 @@ export interface EventHubOptions {
   maxUnsentBytes: number;
   /** How often open streams' sessions are checked (contract: ended within 2 s). */
   sessionCheckMs: number;
+  /** Where a stop's spread of stream ends comes from (default Math.random). */
+  random?: () => number;
   logger: Logger;
 }
 
@@ -112,13 +134,14 @@ export function createEventHub(options: EventHubOptions): EventHub {
 
   return {
     open(res, wanted) {
-      const stream = streams.add(res, wanted.variant, wanted.session, wanted.lastEventId);
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-store',
-        // nginx and its kind must pass each event on as it comes (docs/frontend.md, live updates).
-        'X-Accel-Buffering': 'no',
-      });
+      const stream = streams.add(
+        res,
+        wanted.variant,
+        wanted.session,
+        wanted.lastEventId,
+        wanted.client,
+      );
+      res.writeHead(200, STREAM_HEADERS);
       streams.write(stream, Buffer.from(`retry: ${options.retryMs}\n\n`));
       flattenHead(res);
       void catchUp(stream, () => wanted.current());
@@ -145,6 +168,9 @@ export function createEventHub(options: EventHubOptions): EventHub {
       for (const stream of streams.following(variant)) streams.send(stream, version, event);
     },
     closeAll: (reason) => streams.closeAll(reason),
+    closeSpread: (withinMs) => streams.closeSpread(withinMs, 'shutdown'),
+    heldBy: (client) => streams.heldBy(client),
+    refuse: (refusal) => streams.refuse(refusal),
     status: () => streams.status(),
   };
 }

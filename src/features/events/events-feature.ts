@@ -15,6 +15,8 @@ import { createEventsStage } from './events-stage.js';
 import type { Stage } from '../../http/edge.js';
 import type { RateLimitPolicy } from '../../http/rate-limits.js';
 import type { SharedState } from '../../state/shared-state.js';
+import type { TrustFunction } from '../../http/client-address.js';
+import { createStreamAdmission } from './stream-admission.js';
 
 /** What the browser waits before reconnecting on its own (contract: 1000–30000 ms). */
 const RETRY_MS = 3000;
@@ -35,8 +37,11 @@ export interface EventsFeature {
   /** For the loader: a write of `key` may have changed a list that streams follow. */
   stored(key: string): void;
   start(): Promise<void>;
-  /** Ends every stream at once and stops listening for changes. */
-  stop(): void;
+  /**
+   * A stop: ends each stream at its own moment within `withinMs` (the drain delay, contract
+   * section 2.2), then stops listening for changes; resolves once the last stream has ended.
+   */
+  stop(withinMs: number): Promise<void>;
 }
 
 /** `GET /api/events` (contract section 2.2): the hub, the fleet's change bus and the route. */
@@ -52,6 +57,12 @@ export function createEventsFeature(options: {
   policies: readonly RateLimitPolicy[];
   state: SharedState;
   maxStreams: number;
+  /** EVENTS_MAX_STREAMS_PER_CLIENT: per chat user, or per client address (stream-admission.ts). */
+  maxStreamsPerClient: number;
+  /** The proxies trusted to name the client (TRUST_PROXY); undefined when none is. */
+  trust: TrustFunction | undefined;
+  /** RATE_LIMIT_IPV6_PREFIX: an IPv6 client counts as its network, as for the rate limits. */
+  ipv6Prefix: number;
   heartbeatSeconds: number;
   isDraining(): boolean;
   logger: Logger;
@@ -80,8 +91,14 @@ export function createEventsFeature(options: {
     chat,
     credentials: options.credentials,
     cookie: options.cookie,
-    maxStreams: options.maxStreams,
-    isDraining: () => options.isDraining(),
+    admission: createStreamAdmission({
+      hub,
+      maxStreams: options.maxStreams,
+      maxPerClient: options.maxStreamsPerClient,
+      trust: options.trust,
+      ipv6Prefix: options.ipv6Prefix,
+      isDraining: () => options.isDraining(),
+    }),
   };
   return {
     stage: createEventsStage({
@@ -97,8 +114,9 @@ export function createEventsFeature(options: {
       else if (key === keyOf('active')) bus.publish('active');
     },
     start: () => bus.start(),
-    stop() {
-      hub.closeAll('shutdown');
+    async stop(withinMs) {
+      // The streams still open keep hearing of changes until each ends.
+      await hub.closeSpread(withinMs);
       bus.close();
     },
   };

@@ -11,6 +11,7 @@ import { ChannelFoldersQuery } from '../chat/chat-inputs.js';
 import type { ChatService } from '../chat/chat-service.js';
 import type { ChatCredentials } from '../../upstreams/chat/chat-client.js';
 import type { EventHub } from './event-hub.js';
+import type { StreamAdmission } from './stream-admission.js';
 import { variantOf } from './stream-set.js';
 
 /** A version as the stream sends it: the identity ETag's value (a base64url SHA-256). */
@@ -27,8 +28,8 @@ export interface EventsStageOptions {
   /** The general rate limits, counted once per stream opened as for any request. */
   policies: readonly RateLimitPolicy[];
   state: SharedState;
-  maxStreams: number;
-  isDraining(): boolean;
+  /** Whether a stream may open: the route asks the same (stream-admission.ts). */
+  admission: StreamAdmission;
 }
 
 /**
@@ -37,15 +38,20 @@ export interface EventsStageOptions {
  * leaves on a request (its prototypes' state, the router's closures, the parsed query and URL)
  * would live as long: measured with heap snapshots, 4.2 KiB of a stream's 17.7. Only a stream that
  * will open is taken here; anything to refuse (bad input, a limit, no session, a full or
- * draining instance) goes on to the app's route, which answers it as problem+json, and reuses
- * this request's rate-limit count rather than counting again.
+ * draining instance, a caller past its own quota) goes on to the app's route, which answers it
+ * as problem+json (and counts the refusal), and reuses this request's rate-limit count rather
+ * than counting again. A HEAD goes on too: the route answers it at once.
  */
 export function createEventsStage(options: EventsStageOptions): Stage {
-  const { hub } = options;
-  const full = () => options.isDraining() || hub.size >= options.maxStreams;
+  const { admission } = options;
   return (req, res, next) => {
     const { target } = req;
-    if (req.method !== 'GET' || target?.path !== options.path || hasBody(req) || full()) {
+    if (
+      req.method !== 'GET' ||
+      target?.path !== options.path ||
+      hasBody(req) ||
+      admission.instanceRefusal() !== undefined
+    ) {
       return next();
     }
     const input = parseWith(ChannelFoldersQuery, parseQuery(target.query), () => undefined);
@@ -75,10 +81,14 @@ export function createEventsStage(options: EventsStageOptions): Stage {
     req.admission = { verdict };
     if (verdict.retryAfterSeconds !== undefined) return false;
     // Without a session (session mode) the route answers 401 and clears the cookie.
-    const credentials = await options.credentials.peek(req);
-    if (credentials === undefined || full()) return false;
+    const caller = await options.credentials.peek(req);
+    if (caller === undefined) return false;
+    // Checked again after the awaits, and just before the stream opens: another may have taken
+    // the last slot meanwhile.
+    const client = admission.clientOf(req, caller);
+    if (admission.refusal(client) !== undefined) return false;
     for (const [name, value] of verdict.headers) res.setHeader(name, value);
-    openStream(options, req, res, credentials, includeArchived);
+    openStream(options, req, res, caller.credentials, includeArchived, client);
     return true;
   }
 }
@@ -90,6 +100,8 @@ export function openStream(
   res: ServerResponse,
   credentials: ChatCredentials,
   includeArchived: boolean,
+  /** Whom the stream counts against (stream-admission.ts), read before the headers go. */
+  client?: string,
 ): void {
   const lastEventId = req.headers['last-event-id'];
   const requestId = req.id;
@@ -98,6 +110,7 @@ export function openStream(
     lastEventId:
       typeof lastEventId === 'string' && VERSION.test(lastEventId) ? lastEventId : undefined,
     ...(options.cookie ? { session: options.cookie.read(req) } : {}),
+    client,
     current: async () =>
       (await options.chat.channelFolders({ credentials, requestId }, includeArchived))
         .representation,

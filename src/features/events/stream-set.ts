@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { spreadOver } from './spread-over.js';
 
 /** Why an open stream ended (the `reason` label of gateway_event_streams_closed_total). */
 export type StreamCloseReason = 'client' | 'slow' | 'session' | 'shutdown' | 'error';
@@ -11,12 +12,22 @@ export const STREAM_CLOSE_REASONS: readonly StreamCloseReason[] = [
   'error',
 ];
 
+/**
+ * Why a stream was refused before it opened (the `reason` label of
+ * gateway_event_streams_refused_total): past EVENTS_MAX_STREAMS_PER_CLIENT for its caller, past
+ * EVENTS_MAX_STREAMS, or a stopping instance (contract section 2.2).
+ */
+export type StreamRefusal = 'per_client' | 'full' | 'draining';
+export const STREAM_REFUSALS: readonly StreamRefusal[] = ['per_client', 'full', 'draining'];
+
 /** What the hub counts, read by the metrics at each scrape. */
 export interface EventHubStatus {
   open: number;
   /** Events written to streams, by event name (heartbeats not counted). */
   sent: Readonly<Record<string, number>>;
   closed: Readonly<Record<StreamCloseReason, number>>;
+  /** Streams refused before they opened, by reason. */
+  refused: Readonly<Record<StreamRefusal, number>>;
 }
 
 /** The folder list a stream follows: with or without archived folders. */
@@ -28,6 +39,8 @@ export interface Stream {
   readonly res: ServerResponse;
   readonly variant: FolderVariant;
   readonly session: string | undefined;
+  /** Whom the stream counts against (EVENTS_MAX_STREAMS_PER_CLIENT), when anyone. */
+  readonly client: string | undefined;
   /** The version this stream was last sent (or said it had). */
   version: string | undefined;
   /** When it was last written to: heartbeats go to streams idle for a beat. */
@@ -42,6 +55,7 @@ export interface StreamSet {
     variant: FolderVariant,
     session: string | undefined,
     version?: string,
+    client?: string,
   ): Stream;
   /** Writes to one stream; a reader that let too much pile up is dropped instead. */
   write(stream: Stream, bytes: Buffer): void;
@@ -49,6 +63,15 @@ export interface StreamSet {
   send(stream: Stream, version: string, event: Buffer): void;
   close(stream: Stream, reason: StreamCloseReason): void;
   closeAll(reason: StreamCloseReason): void;
+  /**
+   * Ends every open stream at its own moment within `withinMs` (0: at once); resolves once the
+   * last has ended.
+   */
+  closeSpread(withinMs: number, reason: StreamCloseReason): Promise<void>;
+  /** Open streams that count against `client`. */
+  heldBy(client: string): number;
+  /** Counts a stream refused before it opened. */
+  refuse(refusal: StreamRefusal): void;
   /** The open streams of a variant, read off the live set (a stream closed meanwhile is skipped). */
   following(variant: FolderVariant): Iterable<Stream>;
   /** Whether any open stream follows the variant. */
@@ -77,9 +100,18 @@ export function createStreamSet(options: {
   sessionsAlive?: ((sessions: readonly string[]) => Promise<boolean[]>) | undefined;
   /** How often open streams' sessions are checked (contract: ended within 2 s). */
   sessionCheckMs: number;
+  /** Where a stop's spread of stream ends comes from (default Math.random). */
+  random?: () => number;
   logger: Logger;
 }): StreamSet {
   const streams = new Set<Stream>();
+  const random = options.random ?? Math.random;
+  /** Open streams per client, for EVENTS_MAX_STREAMS_PER_CLIENT; a client with none has no entry. */
+  const held = new Map<string, number>();
+  const refused = Object.fromEntries(STREAM_REFUSALS.map((r) => [r, 0])) as Record<
+    StreamRefusal,
+    number
+  >;
   const sent: Record<string, number> = { [EVENT]: 0 };
   const closed = Object.fromEntries(STREAM_CLOSE_REASONS.map((r) => [r, 0])) as Record<
     StreamCloseReason,
@@ -105,6 +137,11 @@ export function createStreamSet(options: {
     stream.closed = true;
     streams.delete(stream);
     closed[reason] += 1;
+    if (stream.client !== undefined) {
+      const left = (held.get(stream.client) ?? 1) - 1;
+      if (left > 0) held.set(stream.client, left);
+      else held.delete(stream.client);
+    }
     if (reason === 'slow' || reason === 'error') stream.res.destroy();
     else stream.res.end();
     if (streams.size > 0) return;
@@ -124,16 +161,18 @@ export function createStreamSet(options: {
   }
 
   return {
-    add(res, variant, session, version) {
+    add(res, variant, session, version, client) {
       const stream: Stream = {
         res,
         variant,
         session,
+        client,
         version,
         lastWrite: Date.now(),
         closed: false,
       };
       streams.add(stream);
+      if (client !== undefined) held.set(client, (held.get(client) ?? 0) + 1);
       heartbeat ??= setInterval(beat, options.heartbeatMs).unref();
       if (checkSessions) {
         sessionCheck ??= setInterval(() => void checkSessions(), options.sessionCheckMs).unref();
@@ -154,6 +193,13 @@ export function createStreamSet(options: {
     closeAll(reason) {
       for (const stream of [...streams]) close(stream, reason);
     },
+    closeSpread(withinMs, reason) {
+      return spreadOver([...streams], withinMs, random, (stream) => close(stream, reason));
+    },
+    heldBy: (client) => held.get(client) ?? 0,
+    refuse(refusal) {
+      refused[refusal] += 1;
+    },
     *following(variant) {
       for (const stream of streams) if (stream.variant === variant) yield stream;
     },
@@ -164,7 +210,12 @@ export function createStreamSet(options: {
     get size() {
       return streams.size;
     },
-    status: () => ({ open: streams.size, sent: { ...sent }, closed: { ...closed } }),
+    status: () => ({
+      open: streams.size,
+      sent: { ...sent },
+      closed: { ...closed },
+      refused: { ...refused },
+    }),
   };
 }
 
