@@ -44,18 +44,48 @@ function decode(text: string, form: boolean): string {
   }
 }
 
-/** The query's `name=value` pairs as written, with each name decoded for matching. */
-function queryPairs(search: string): { raw: string; name: string; value: string | undefined }[] {
+/**
+ * Whether a query parameter may hold a credential, by its name as a server would read it:
+ * percent-decoded (`pass%77ord`), with `+` as a space and separators dropped (`pass+word`,
+ * `api-key`). A pair without a name (`=value`) is masked too: nothing says what it holds.
+ */
+function holdsCredential(rawName: string): boolean {
+  const name = decode(rawName, true);
+  return (
+    name.trim() === '' ||
+    CREDENTIAL_PARAMETER.test(name) ||
+    CREDENTIAL_PARAMETER.test(name.replace(/[^\p{L}\p{N}]/gu, ''))
+  );
+}
+
+interface QueryPair {
+  /** The pair as written, or a separator (`&` or `;`) or an empty piece between two. */
+  raw: string;
+  /** Where the value starts in `raw`, when the pair holds a credential and has a value. */
+  secretAt: number | undefined;
+}
+
+/**
+ * A query's (or fragment's) pieces as written, separators kept: servers split a query on `&`,
+ * and many (Redis clients, Java and PHP frameworks, W3C's HTML 4 advice) on `;` as well, so a
+ * credential may follow either (contract section 7, "Edges").
+ */
+function queryPairs(search: string): QueryPair[] {
   return search
-    .replace(/^\?/, '')
-    .split('&')
-    .filter((raw) => raw !== '')
+    .replace(/^[?#]/, '')
+    .split(/([&;])/)
     .map((raw) => {
       const at = raw.indexOf('=');
-      return at === -1
-        ? { raw, name: decode(raw, true), value: undefined }
-        : { raw, name: decode(raw.slice(0, at), true), value: raw.slice(at + 1) };
+      if (raw === '&' || raw === ';' || at === -1) return { raw, secretAt: undefined };
+      return { raw, secretAt: holdsCredential(raw.slice(0, at)) ? at + 1 : undefined };
     });
+}
+
+/** The query's or fragment's pieces, each credential value masked. */
+function maskPairs(search: string): string {
+  return queryPairs(search)
+    .map(({ raw, secretAt }) => (secretAt === undefined ? raw : `${raw.slice(0, secretAt)}${MASK}`))
+    .join('');
 }
 
 /**
@@ -68,15 +98,10 @@ export function maskUrl(value: string): string {
   if (url === null) return MASK;
   if (url.password !== '') url.password = MASK;
   else if (url.username !== '') url.username = MASK;
-  if (url.search !== '') {
-    url.search = queryPairs(url.search)
-      .map((pair) =>
-        pair.value !== undefined && CREDENTIAL_PARAMETER.test(pair.name)
-          ? `${pair.raw.slice(0, pair.raw.indexOf('='))}=${MASK}`
-          : pair.raw,
-      )
-      .join('&');
-  }
+  // The fragment never leaves this machine, but it is shown like the query, so it is masked
+  // like the query.
+  if (url.search !== '') url.search = maskPairs(url.search);
+  if (url.hash !== '') url.hash = maskPairs(url.hash);
   return url.href;
 }
 
@@ -86,10 +111,10 @@ function urlCredentials(value: string): string[] {
   if (url === null) return [value];
   const userinfo = url.password !== '' ? url.password : url.username;
   const found = userinfo === '' ? [] : [userinfo, decode(userinfo, false)];
-  for (const pair of queryPairs(url.search)) {
-    if (pair.value !== undefined && pair.value !== '' && CREDENTIAL_PARAMETER.test(pair.name)) {
-      found.push(pair.value, decode(pair.value, true));
-    }
+  for (const { raw, secretAt } of [...queryPairs(url.search), ...queryPairs(url.hash)]) {
+    const written = secretAt === undefined ? '' : raw.slice(secretAt);
+    // A server may read `+` as a space (form encoding) or as itself: both are the secret.
+    if (written !== '') found.push(written, decode(written, true), decode(written, false));
   }
   return found;
 }

@@ -8,6 +8,7 @@ import { createGatewayParts, type GatewayParts } from './gateway-parts.js';
 import type { Readiness } from './health/readiness.js';
 import { connectionCap, openFilesLimit } from './http/connection-cap.js';
 import { createHttpServer, type HttpServer } from './http/http-server.js';
+import { operationsLimits } from './http/ops-limits.js';
 import { createLifecycle, type Lifecycle } from './lifecycle/lifecycle.js';
 
 /**
@@ -76,11 +77,14 @@ export function createGateway(config: Config, dependencies: GatewayDependencies)
   let opsUrl: string | undefined;
   // OPS_PORT: probes and scrapes on a listener of their own, outside MAX_CONNECTIONS, so they
   // are answered while the public port is flooded (contract section 1). Built like the public
-  // one (timeouts, problem+json for unreadable requests), with a cap of its own.
+  // one (problem+json for unreadable requests), with a cap and short header timeouts of its
+  // own; at the cap the oldest silent connection gives way, so whatever connects to it cannot
+  // keep probes out (contract section 7, "The operations port answers").
   const ops = parts.opsHandler
     ? createHttpServer({
         handler: parts.opsHandler,
-        limits: { ...config.client, maxConnections: OPS_MAX_CONNECTIONS },
+        limits: operationsLimits(config.client, OPS_MAX_CONNECTIONS),
+        evictSilentAtCap: true,
         logger,
       })
     : undefined;

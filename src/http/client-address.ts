@@ -13,12 +13,33 @@ export type TrustFunction = (address: string, hop: number) => boolean;
 export function compileTrust(trust: TrustProxy): TrustFunction {
   if (trust === false) return proxyaddr.compile([]);
   if (typeof trust === 'number') return (_address, hop) => hop < trust;
-  return proxyaddr.compile([...trust]);
+  const trusted = proxyaddr.compile([...trust]);
+  // A proxy written with a port in X-Forwarded-For is still that proxy.
+  return (address, hop) => trusted(withoutPort(address), hop);
 }
 
-/** The client's address as Express's `req.ip` reports it. */
+/**
+ * The client's address as Express's `req.ip` reports it, without the port some proxies write
+ * after it (`198.51.100.7:1234`, `[2001:db8::1]:443`): a port names a connection, not a client,
+ * so with it every connection would be a client of its own, with a fresh rate-limit budget
+ * (contract section 7, "Edges").
+ */
 export function clientAddress(req: IncomingMessage, trust: TrustFunction): string {
-  return proxyaddr(req, trust);
+  return withoutPort(proxyaddr(req, trust));
+}
+
+const IPV4_WITH_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/;
+const BRACKETED_IPV6 = /^\[([^\]]+)\](?::\d{1,5})?$/;
+
+/**
+ * An address as X-Forwarded-For may write it, without its port: an IPv4 address followed by
+ * `:port`, or an IPv6 address in brackets with or without one (RFC 3986's form; a bare IPv6
+ * address has no port, its colons are its own). Anything else is left as it is.
+ */
+export function withoutPort(address: string): string {
+  const written = IPV4_WITH_PORT.exec(address) ?? BRACKETED_IPV6.exec(address);
+  const bare = written?.[1];
+  return bare !== undefined && ipaddr.isValid(bare) ? bare : address;
 }
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';

@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as afterPoll, setTimeout as sleep } from 'node:timers/promises';
-import { createServer, STATUS_CODES, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  STATUS_CODES,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { AppError, type ErrorCode } from '../errors/app-error.js';
@@ -54,6 +61,10 @@ const QUIET_ACCEPTS_MS = 50;
 /** …or after this, whatever keeps connecting. */
 const QUIET_ACCEPTS_MAX_MS = 1000;
 
+/** The detail a Host-less HTTP/1.1 request is answered with (contract section 7, "Edges"). */
+const MISSING_HOST =
+  'The request has no Host header; HTTP/1.1 requires one (RFC 9112 section 3.2).';
+
 /** Node's own parser failures, as the contract's problems (section 3). */
 function parserProblem(code: string | undefined): { code: ErrorCode; detail: string } {
   if (code === 'HPE_HEADER_OVERFLOW') {
@@ -75,8 +86,16 @@ export function createHttpServer(options: {
   handler: RequestListener;
   limits: ClientLimits;
   logger: Logger;
+  /**
+   * At the cap, the oldest connection with no request under way gives way to the new one
+   * instead of the new one being refused: what the operations listener needs, so that a client
+   * that keeps reopening silent connections cannot lock probes out (contract section 7, "The
+   * operations port answers"). Node's own `maxConnections` can only refuse the newcomer.
+   */
+  evictSilentAtCap?: boolean;
 }): HttpServer {
   const { limits } = options;
+  const evict = options.evictSilentAtCap === true;
   const throttle = createLogThrottle(options.logger);
   const server = createServer(
     {
@@ -86,21 +105,20 @@ export function createHttpServer(options: {
       // Node checks the header and request timeouts this often (30 s by default, which would
       // let a slow client outlive its timeout by that much).
       connectionsCheckingInterval: 1000,
+      // Node's own refusal of a Host-less HTTP/1.1 request is a bare 400; the gateway answers
+      // it as problem+json below (contract section 7, "Edges").
+      requireHostHeader: false,
     },
     (req, res) => {
-      if (connections.admit(req.socket)) options.handler(req, res);
+      if (!connections.admit(req.socket)) return;
+      if (lacksHost(req)) answerMissingHost(res, throttle);
+      else options.handler(req, res);
     },
   );
-  server.maxConnections = limits.maxConnections;
+  if (!evict) server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
-  server.on('drop', (data?: { remoteAddress?: string }) =>
-    throttle.warn(
-      'drop',
-      { remoteAddress: data?.remoteAddress },
-      'connection cap reached: new connection closed',
-    ),
-  );
-  const connections = trackConnections(server, limits, throttle);
+  server.on('drop', (data?: { remoteAddress?: string }) => warnDropped(throttle, data));
+  const connections = trackConnections(server, limits, throttle, evict);
   answerClientErrors(server, throttle);
 
   return {
@@ -127,9 +145,15 @@ export function createHttpServer(options: {
  * accepted: what a stop needs to close idle connections (including ones that never sent a
  * request) and to let the ones under way finish with `Connection: close`.
  */
-function trackConnections(server: Server, limits: ClientLimits, throttle: LogThrottle) {
+function trackConnections(
+  server: Server,
+  limits: ClientLimits,
+  throttle: LogThrottle,
+  evict: boolean,
+) {
   // Requests under way per connection: a connection with none is idle, even one that never
-  // sent a request (closeIdleConnections() does not see those).
+  // sent a request (closeIdleConnections() does not see those). Kept in the order the
+  // connections arrived, oldest first.
   const busy = new Map<Socket, number>();
   /** Connections that have sent a request: idle ones among them are closed at once at a stop. */
   const used = new WeakSet<Socket>();
@@ -139,7 +163,41 @@ function trackConnections(server: Server, limits: ClientLimits, throttle: LogThr
     accepted += 1;
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
+    if (evict && busy.size > limits.maxConnections) makeRoomFor(socket);
   });
+  /**
+   * The cap is reached: the oldest connection that has not sent a request yet is closed for
+   * the newcomer, or failing one, the oldest idle keep-alive connection (HTTP lets a server
+   * close those at any time); only when every connection has a request under way is the
+   * newcomer refused. A silent connection therefore lives until the cap's worth of newer
+   * connections arrive, and a probe's request, once sent, is never the one to go.
+   */
+  function makeRoomFor(newcomer: Socket): void {
+    let victim: Socket | undefined;
+    for (const [socket, requests] of busy) {
+      if (socket === newcomer || requests > 0) continue;
+      if (!used.has(socket)) {
+        victim = socket;
+        break;
+      }
+      victim ??= socket;
+    }
+    if (victim === undefined) {
+      warnDropped(throttle, newcomer);
+      busy.delete(newcomer);
+      newcomer.destroy();
+      return;
+    }
+    throttle.warn(
+      'evict',
+      { remoteAddress: victim.remoteAddress },
+      'connection cap reached: oldest connection without a request closed',
+    );
+    // Out of the count now: its 'close' event comes later, and the next newcomer must not
+    // count it again.
+    busy.delete(victim);
+    victim.destroy();
+  }
   /**
    * A client that does not read what it is sent holds the gateway's memory: Node answers every
    * pipelined request it has read and queues the answers behind the unread ones. Past the
@@ -205,6 +263,44 @@ function trackConnections(server: Server, limits: ClientLimits, throttle: LogThr
       }
     },
   };
+}
+
+/** The cap refused a new connection, and said so (throttled). */
+function warnDropped(
+  throttle: LogThrottle,
+  data: { remoteAddress?: string | undefined } | undefined,
+): void {
+  throttle.warn(
+    'drop',
+    { remoteAddress: data?.remoteAddress },
+    'connection cap reached: new connection closed',
+  );
+}
+
+/**
+ * An HTTP/1.1 request must name its Host (RFC 9112 section 3.2); HTTP/1.0 predates the rule
+ * and is served without one, as Node serves it.
+ */
+function lacksHost(req: IncomingMessage): boolean {
+  return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined;
+}
+
+/** A Host-less HTTP/1.1 request: 400 problem+json, and the connection closes as Node's would. */
+function answerMissingHost(res: ServerResponse, throttle: LogThrottle): void {
+  const requestId = randomUUID();
+  const problem = toProblemResponse(new AppError('BAD_REQUEST', MISSING_HOST), requestId);
+  throttle.info(
+    'client-error:MISSING_HOST',
+    { code: 'BAD_REQUEST', remoteAddress: res.socket?.remoteAddress },
+    'request without Host answered',
+  );
+  res.shouldKeepAlive = false;
+  res.writeHead(problem.status, {
+    ...problem.headers,
+    'X-Request-Id': requestId,
+    'Content-Length': String(Buffer.byteLength(problem.body)),
+  });
+  res.end(problem.body);
 }
 
 /** A connection whose client does not read its answers is cut, and said so (throttled). */

@@ -123,6 +123,69 @@ describe('npm run config:check', () => {
   );
 });
 
+describe('credentials in every query-parameter form of a URL variable (issue 31 row 12)', () => {
+  const CANARY = 'canary-hunter2';
+  /** How REDIS_URL is shown, from `?` on. */
+  const shownQuery = (url: string) => {
+    const line = describeConfig({ ...VALID, REDIS_URL: url })
+      .split('\n')
+      .find((l) => l.startsWith('REDIS_URL '))!;
+    return line.slice(line.indexOf('?'));
+  };
+  it.each([
+    ['a `;` separator', `?db=0;password=${CANARY}`, '?db=0;password=********'],
+    [
+      '`;` and `&` mixed',
+      `?db=0;family=4&token=${CANARY};x=1`,
+      '?db=0;family=4&token=********;x=1',
+    ],
+    ['a percent-encoded name', `?db=0&pass%77ord=${CANARY}`, '?db=0&pass%77ord=********'],
+    ['a fully percent-encoded name', `?%70%61%73%73=${CANARY}`, '?%70%61%73%73=********'],
+    ['a `+` inside the name', `?api+key=${CANARY}&db=1`, '?api+key=********&db=1'],
+    ['a name split by `+`', `?pass+word=${CANARY}`, '?pass+word=********'],
+    ['a `+` inside the value', `?password=${CANARY}+more`, '?password=********'],
+    [
+      'a repeated parameter',
+      `?password=${CANARY}&db=1&password=${CANARY}2`,
+      '?password=********&db=1&password=********',
+    ],
+    ['a pair with an empty name', `?=${CANARY}&db=1`, '?=********&db=1'],
+    ['empty pieces around it', `?;;password=${CANARY}&&db=1`, '?;;password=********&&db=1'],
+    ['a value holding `=`', `?db=1&secret=${CANARY}==`, '?db=1&secret=********'],
+  ])(
+    'when REDIS_URL carries a credential with %s, then config:check masks it and keeps the rest as written',
+    (_form, query, shown) => {
+      const text = describeConfig({ ...VALID, REDIS_URL: `redis://redis.test:6379/0${query}` });
+      expect(text).not.toContain(CANARY);
+      expect(shownQuery(`redis://redis.test:6379/0${query}`)).toBe(shown);
+    },
+  );
+
+  it('when the credential follows `;` in the fragment, then it is masked there too', () => {
+    const text = describeConfig({
+      ...VALID,
+      REDIS_URL: `redis://redis.test:6379/0?db=1#x=1;token=${CANARY}`,
+    });
+    expect(text).not.toContain(CANARY);
+    expect(text).toMatch(/^REDIS_URL +redis:\/\/redis\.test:6379\/0\?db=1#x=1;token=\*{8}$/m);
+  });
+
+  it('when a credential is in a `;`-separated or percent-encoded parameter, then the log redaction knows it in every form a server may read it', () => {
+    const config = loadConfig({
+      ...VALID,
+      REDIS_URL: `redis://redis.test:6379/0?db=0;password=${CANARY}%2Ba+b&pass%77ord=second-canary`,
+    });
+    expect([...config.secrets]).toEqual(
+      expect.arrayContaining([
+        `${CANARY}%2Ba+b`,
+        `${CANARY}+a b`,
+        `${CANARY}+a+b`,
+        'second-canary',
+      ]),
+    );
+  });
+});
+
 describe('the secret marks of the environment schema', () => {
   /** GATEWAY-CONTRACT.md section 1: every variable that holds a credential. */
   const CONTRACT_SECRETS = [
@@ -141,6 +204,7 @@ describe('the secret marks of the environment schema', () => {
     expect(marked('url').sort()).toEqual([
       'OTEL_EXPORTER_OTLP_ENDPOINT',
       'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+      'REDIS_CACHE_URL',
       'REDIS_URL',
     ]);
   });

@@ -1,16 +1,13 @@
 import { z } from 'zod';
-import { EmailParams } from '../chat/chat-inputs.js';
+import { EmailParams, chatText } from '../chat/chat-inputs.js';
 
 /** `POST /api/auth/login`: the chat email with either the password or an API key, not both. */
 export const LoginBody = z
   .strictObject(
     {
       email: EmailParams.shape.email,
-      password: z
-        .string({ error: 'password must be a string' })
-        .min(1, 'password must not be empty')
-        .max(1024)
-        .optional(),
+      // Sent on to the chat server: valid Unicode, as every text bound there (chat-inputs.ts).
+      password: chatText('password').min(1, 'password must not be empty').max(1024).optional(),
       api_key: z
         .string({ error: 'api_key must be a string' })
         .regex(/^[A-Za-z0-9]{1,128}$/, 'api_key must be letters and digits only')

@@ -9,6 +9,21 @@ import { booleanValue } from '../query-values.js';
 const INT32_MAX = 2_147_483_647;
 const USER_ID_MESSAGE = 'user_id must be a positive whole number';
 
+/**
+ * Text bound for the chat server is valid Unicode (contract section 7, "Edges"): a JSON body
+ * may carry a lone surrogate (`"\ud800"`), which the form encoding upstream would silently
+ * turn into U+FFFD. In a `u` regular expression a lone surrogate is a code point of its own,
+ * of category Cs; a well-formed pair is one astral code point and does not match.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const isWellFormed = (text: string) => !LONE_SURROGATE.test(text);
+const notWellFormed = (field: string) =>
+  `${field} must be valid Unicode text, without lone surrogates`;
+
+/** A string field sent on to the chat server. */
+export const chatText = (field: string) =>
+  z.string({ error: `${field} must be a string` }).refine(isWellFormed, notWellFormed(field));
+
 export const UserIdParams = z.object({
   user_id: z
     .string()
@@ -21,8 +36,7 @@ export const UserIdParams = z.object({
 const EMAIL = /^[^@\s\p{Cc}]+@[^@\s\p{Cc}]+$/u;
 
 export const EmailParams = z.object({
-  email: z
-    .string()
+  email: chatText('email')
     .max(254, 'email must be at most 254 characters')
     .regex(
       EMAIL,
@@ -41,8 +55,7 @@ export const UserQuery = z.object({
  * normalising, could read them as a different path.
  */
 export const EmojiParams = z.object({
-  emoji_name: z
-    .string()
+  emoji_name: chatText('emoji_name')
     .min(1, 'emoji_name must not be empty')
     .max(100, 'emoji_name must be at most 100 characters')
     .refine((name) => name !== '.' && name !== '..', 'emoji_name must not be . or ..')
@@ -66,15 +79,14 @@ const codePoints = (text: string) => [...text.trim()].length;
 export const StatusBody = z
   .strictObject(
     {
-      status_text: z
-        .string({ error: 'status_text must be a string' })
+      status_text: chatText('status_text')
         .refine(
           (text) => codePoints(text) <= STATUS_TEXT_LIMIT,
           `status_text must be at most ${STATUS_TEXT_LIMIT} characters`,
         )
         .optional(),
-      emoji_name: z.string({ error: 'emoji_name must be a string' }).optional(),
-      emoji_code: z.string({ error: 'emoji_code must be a string' }).optional(),
+      emoji_name: chatText('emoji_name').optional(),
+      emoji_code: chatText('emoji_code').optional(),
       reaction_type: z
         .enum(REACTION_TYPES, {
           error: `reaction_type must be one of ${REACTION_TYPES.join(', ')}`,
