@@ -111,7 +111,10 @@ export function expectNoPollution(before: readonly string[]): void {
   expect(prototypeKeys()).toEqual(before);
 }
 
-/** The shared simulator fixture, with deadlines short enough for fault cases. */
-export const useUpstreams = () =>
-  useSharedUpstreams({ env: { CHAT_TIMEOUT_MS: '2000', SEARCH_TIMEOUT_MS: '2000' } });
+/**
+ * The shared simulator fixture, with the default deadlines: no hostile request here waits on an
+ * upstream that never answers (the one delay sets its own deadline), and an answer that does come
+ * must never race a short one on a loaded machine (issue 31, item 10).
+ */
+export const useUpstreams = () => useSharedUpstreams();
 export type { Upstreams };

@@ -541,9 +541,13 @@ describe('chat upstream faults', () => {
       'UPSTREAM_BAD_RESPONSE',
     ],
   ])('when the chat server %s, then it is %s %s', async (_name, fault, status, code) => {
-    // A deadline the delay passes; the other tests keep the default, so that a slow turn of a
-    // loaded machine is never taken for a slow chat server.
-    const gw = await gatewayAs('administrator', { CHAT_TIMEOUT_MS: '400' });
+    // Only the delay meets a short deadline, and passes it however slow the machine is; the
+    // other rows' answers, like the other tests, keep the default, so that a slow turn of a
+    // loaded machine is never taken for a slow chat server (issue 31, item 10).
+    const gw = await gatewayAs(
+      'administrator',
+      fault.kind === 'delay' ? { CHAT_TIMEOUT_MS: '400' } : {},
+    );
     chat.faults.add({ fault });
     const res = await request(gw.app).get('/api/chat/drafts');
     expect(res.status).toBe(status);

@@ -220,7 +220,14 @@ describe.each(['memory', 'redis'] as const)('cached resources (%s)', (cache) => 
     expect(entry?.encoded).toBeUndefined();
   });
 
-  it('when 100 compressed hits follow a br miss, then each coding was compressed once, by the first answer in it', async () => {
+  /*
+   * Ten hits in each coding: a hit after the first that compressed again would show as a
+   * second call. A hundred proved nothing more and took 17 s of the 20 s test timeout on a
+   * loaded machine (issue 31, item 10): the count is what the claim needs, not what fits.
+   */
+  const HITS = 20;
+
+  it('when compressed hits in both codings follow a br miss, then each coding was compressed once, by the first answer in it', async () => {
     const brotli = vi.spyOn(zlib, 'brotliCompressSync');
     const gzip = vi.spyOn(zlib, 'gzipSync');
     const gw = await upstreams.gateway({ cache });
@@ -233,7 +240,7 @@ describe.each(['memory', 'redis'] as const)('cached resources (%s)', (cache) => 
     brotli.mockClear();
 
     const app = request(gw.app);
-    for (let i = 0; i < 100; i += 1) {
+    for (let i = 0; i < HITS; i += 1) {
       const encoding = i % 2 === 0 ? 'br' : 'gzip';
       const res = await app.get(SEARCH).set('Accept-Encoding', encoding);
       expect(res.headers['x-cache']).toBe('HIT');
@@ -241,7 +248,7 @@ describe.each(['memory', 'redis'] as const)('cached resources (%s)', (cache) => 
     }
     await gw.loader.settled();
     expect(brotli).not.toHaveBeenCalled();
-    // The first gzip hit made it and kept it with the entry; the other 49 sent those bytes.
+    // The first gzip hit made it and kept it with the entry; the others sent those bytes.
     expect(gzip).toHaveBeenCalledTimes(1);
   });
 

@@ -31,7 +31,9 @@ describe('retries', () => {
     ['a 429', { kind: 'status', status: 429, headers: { 'retry-after': '3' } } as const, 429],
     ['a timeout', { kind: 'hang' } as const, 504],
   ])('when a search read meets %s, then it is not retried', async (_name, fault, status) => {
-    const gw = await gateway({ SEARCH_TIMEOUT_MS: '300' });
+    // Only the hang meets a short deadline, and misses it however slow the machine is; an
+    // answer that does come is never raced against one (issue 31, item 10).
+    const gw = await gateway(fault.kind === 'hang' ? { SEARCH_TIMEOUT_MS: '300' } : {});
     upstreams.search.faults.add({ fault, times: 1 });
     const res = await request(gw.app).get('/api/search?q=coffee');
     expect(res.status).toBe(status);

@@ -73,17 +73,21 @@ describe('GET /api/search/url', () => {
       'RATE_LIMITED',
     ],
   ])('when the upstream %s, then it is %s %s', async (_name, fault, status, code) => {
-    // A deadline the delay passes; the file's other tests keep the default, so that a slow
-    // turn of a loaded machine is never taken for a slow search service.
-    const short = await createTestGateway({
-      searchOrigin: sim.origin,
-      env: { SEARCH_REDIRECT_TIMEOUT_MS: '400' },
-    });
+    // Only the delay meets a short deadline, and passes it however slow the machine is; the
+    // other rows' answers, like the file's other tests, keep the default, so that a slow turn
+    // of a loaded machine is never taken for a slow search service (issue 31, item 10).
+    const short =
+      fault.kind === 'delay'
+        ? await createTestGateway({
+            searchOrigin: sim.origin,
+            env: { SEARCH_REDIRECT_TIMEOUT_MS: '400' },
+          })
+        : undefined;
     sim.faults.add({ fault });
-    const res = await request(short.app)
+    const res = await request((short ?? gw).app)
       .get('/api/search/url?u=https%3A%2F%2Fshop.example%2F&rp=1')
       .redirects(0);
-    await short.close();
+    await short?.close();
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({
       code,

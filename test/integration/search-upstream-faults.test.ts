@@ -4,11 +4,13 @@ import {
   createSearchSimulator,
   type SearchSimulator,
 } from '../../simulators/search/search-simulator.js';
+import type { Fault } from '../../simulators/sim-faults.js';
 import { SEARCH_TOKEN, createTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { keysUnder } from '../helpers/test-redis.js';
 
 let sim: SearchSimulator;
 let gw: TestGateway;
+const others: TestGateway[] = [];
 
 beforeAll(async () => {
   sim = createSearchSimulator({ clientToken: SEARCH_TOKEN });
@@ -18,13 +20,32 @@ afterAll(() => sim.close());
 beforeEach(async () => {
   sim.requests.length = 0;
   sim.faults.clear();
-  gw = await createTestGateway({
+  gw = await createTestGateway({ searchOrigin: sim.origin, cache: 'redis' });
+});
+afterEach(async () => {
+  for (const other of others.splice(0)) await other.close();
+  await gw.close();
+});
+
+/*
+ * Only an upstream that answers after the deadline, or never, meets a short one: its verdict is
+ * the same however slow the machine is (the deadline's timer is due first). Every answer that
+ * does come is judged under the default deadline, so that a slow turn of a loaded machine is
+ * never taken for a slow search service (issue 31, item 10).
+ */
+const SHORT_DEADLINE_MS = 400;
+const pastTheDeadline = (fault: Fault) => fault.kind === 'delay' || fault.kind === 'hang';
+
+/** An instance with the short deadline, on gw's cache (same prefix), so gw sees what it stored. */
+async function shortDeadline(): Promise<TestGateway> {
+  const short = await createTestGateway({
     searchOrigin: sim.origin,
     cache: 'redis',
-    env: { SEARCH_TIMEOUT_MS: '400' },
+    env: { SEARCH_TIMEOUT_MS: String(SHORT_DEADLINE_MS), REDIS_KEY_PREFIX: gw.prefix },
   });
-});
-afterEach(() => gw.close());
+  others.push(short);
+  return short;
+}
 
 const schemaBreach = JSON.stringify({
   itemListElement: [{ name: 'no offers' }],
@@ -65,7 +86,8 @@ describe('search upstream faults', () => {
     'when the upstream %s, then it is %s %s and nothing is cached',
     async (_name, fault, status, code) => {
       sim.faults.add({ fault });
-      const res = await request(gw.app).get('/api/search?q=headphones');
+      const first = pastTheDeadline(fault) ? await shortDeadline() : gw;
+      const res = await request(first.app).get('/api/search?q=headphones');
       expect(res.status).toBe(status);
       expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
       expect(res.body).toMatchObject({ status, code, source: 'search' });
@@ -106,13 +128,11 @@ describe('search upstream faults', () => {
   });
 
   it.each([
-    ['seconds', () => '7', /^7$/],
-    ['an HTTP date 30 s ahead', () => new Date(Date.now() + 30_000).toUTCString(), /^(29|30|31)$/],
-    ['nothing', () => undefined, /^1$/],
+    ['seconds', '7', '7'],
+    ['nothing', undefined, '1'],
   ])(
     'when the upstream answers 429 with Retry-After as %s, then it is 429 with whole seconds',
-    async (_name, header, expected) => {
-      const value = header();
+    async (_name, value, expected) => {
       sim.faults.add({
         fault: {
           kind: 'status',
@@ -123,14 +143,34 @@ describe('search upstream faults', () => {
       const res = await request(gw.app).get('/api/search?q=headphones');
       expect(res.status).toBe(429);
       expect(res.body).toMatchObject({ code: 'RATE_LIMITED', source: 'search' });
-      expect(res.headers['retry-after']).toMatch(expected);
+      expect(res.headers['retry-after']).toBe(expected);
     },
   );
 
+  it('when the upstream answers 429 with Retry-After as an HTTP date 30 s ahead, then it is 429 with the whole seconds left until then', async () => {
+    const date = new Date(Date.now() + 30_000).toUTCString();
+    sim.faults.add({ fault: { kind: 'status', status: 429, headers: { 'retry-after': date } } });
+    const before = Date.now();
+    const res = await request(gw.app).get('/api/search?q=headphones');
+    const after = Date.now();
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ code: 'RATE_LIMITED', source: 'search' });
+    // The gateway read its clock somewhere between before and after: the seconds it sent are
+    // those left until the date from a moment in that span, however long the request took.
+    const left = (at: number) => Math.ceil((Date.parse(date) - at) / 1000);
+    const seconds = Number(res.headers['retry-after']);
+    expect(seconds).toBeGreaterThanOrEqual(left(after));
+    expect(seconds).toBeLessThanOrEqual(left(before));
+  });
+
   it('when the upstream is slow, then the failure is logged with the request id on an error line', async () => {
     sim.faults.add({ fault: { kind: 'delay', ms: 1500 } });
-    await request(gw.app).get('/api/search?q=headphones').set('X-Request-Id', 'slow-1').expect(504);
-    const line = gw.logs
+    const short = await shortDeadline();
+    await request(short.app)
+      .get('/api/search?q=headphones')
+      .set('X-Request-Id', 'slow-1')
+      .expect(504);
+    const line = short.logs
       .lines()
       .find((l) => (l['req'] as { id?: string } | undefined)?.id === 'slow-1');
     expect(line).toMatchObject({ level: 50, res: { statusCode: 504 } });

@@ -22,36 +22,61 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 const REPLACEMENTS: Json[] = [null, true, 0, -1, 1.5, 2 ** 53, 'x', '', [], {}, [1], { a: 1 }];
 
-/** Every value of the tree replaced by each of REPLACEMENTS, and every key and item removed. */
-function* mutations(root: Json): Generator<Json> {
-  const clone = (): Json => JSON.parse(JSON.stringify(root)) as Json;
-  const paths: (string | number)[][] = [];
-  const walk = (node: Json, path: (string | number)[]) => {
-    if (path.length > 0) paths.push(path);
-    if (Array.isArray(node)) node.forEach((item, i) => walk(item, [...path, i]));
+/** A value of a list, by its path from the root: where one set of mutants is made. */
+interface Site {
+  root: Json;
+  path: (string | number)[];
+}
+
+/** Every value of every list (not the roots themselves), in document order. */
+function sitesOf(roots: Json[]): Site[] {
+  const sites: Site[] = [];
+  const walk = (root: Json, node: Json, path: (string | number)[]) => {
+    if (path.length > 0) sites.push({ root, path });
+    if (Array.isArray(node)) node.forEach((item, i) => walk(root, item, [...path, i]));
     else if (node !== null && typeof node === 'object')
-      for (const [key, value] of Object.entries(node)) walk(value, [...path, key]);
+      for (const [key, value] of Object.entries(node)) walk(root, value, [...path, key]);
   };
-  walk(root, []);
-  for (const path of paths) {
-    const at = (tree: Json) => {
-      let parent = tree as Record<string | number, Json>;
-      for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, Json>;
-      return { parent, last: path[path.length - 1]! };
-    };
-    for (const replacement of REPLACEMENTS) {
-      const tree = clone();
-      const { parent, last } = at(tree);
-      parent[last] = replacement;
-      yield tree;
-    }
-    const tree = clone();
-    const { parent, last } = at(tree);
-    if (Array.isArray(parent)) parent.splice(Number(last), 1);
-    else delete parent[last];
+  for (const root of roots) walk(root, root, []);
+  return sites;
+}
+
+/** Mutants made at each site: the value replaced by each of REPLACEMENTS, and removed. */
+const MUTANTS_PER_SITE = REPLACEMENTS.length + 1;
+
+/** The site's value replaced by each of REPLACEMENTS, then the key or item removed. */
+function* mutantsAt({ root, path }: Site): Generator<Json> {
+  const last = path[path.length - 1]!;
+  /** A fresh copy of the list, and the object or array in it that holds the site's value. */
+  const copy = () => {
+    const tree = JSON.parse(JSON.stringify(root)) as Json;
+    let parent = tree as Record<string | number, Json>;
+    for (const step of path.slice(0, -1)) parent = parent[step] as Record<string | number, Json>;
+    return { tree, parent };
+  };
+  for (const replacement of REPLACEMENTS) {
+    const { tree, parent } = copy();
+    parent[last] = replacement;
     yield tree;
   }
+  const { tree, parent } = copy();
+  if (Array.isArray(parent)) parent.splice(Number(last), 1);
+  else delete parent[last];
+  yield tree;
 }
+
+/*
+ * The mutants are many (9,282 today: two parses and a deep comparison each), and the work is
+ * CPU: one test of them all ran past the 20 s test timeout on a loaded machine (issue 31, item
+ * 10). So the tests size themselves by count, not by the runner's timeout: each takes a slice
+ * of about MUTANTS_PER_TEST, and more lists or more fields make more slices, never longer
+ * ones. Sites are dealt out in turn, so every slice holds values from every part of both lists
+ * and sees both verdicts often; together the slices cover every mutant once.
+ */
+const MUTANTS_PER_TEST = 300;
+const SITES = sitesOf(bodies() as Json[]);
+const SLICES = Math.ceil((SITES.length * MUTANTS_PER_SITE) / MUTANTS_PER_TEST);
+const slice = (n: number) => SITES.filter((_, i) => i % SLICES === n);
 
 describe('ResultListInPlace: zod verdicts without zod copies', () => {
   it('when a valid list is checked, then it is accepted as the very object given, equal to what zod makes of it', () => {
@@ -63,28 +88,32 @@ describe('ResultListInPlace: zod verdicts without zod copies', () => {
     }
   });
 
-  it('when any value of a list is replaced or removed, then the verdict is zod’s, and so is the error', () => {
-    let accepted = 0;
-    let rejected = 0;
-    const disagreements: unknown[] = [];
-    for (const body of bodies()) {
-      for (const mutant of mutations(body as Json)) {
-        const zod = ResultList.safeParse(mutant);
-        const inPlace = ResultListInPlace.safeParse(mutant);
-        if (zod.success) accepted += 1;
-        else rejected += 1;
-        // Equal values, key order aside: zod's copy puts the keys it knows first.
-        const same = zod.success
-          ? inPlace.success && isDeepStrictEqual(inPlace.data, zod.data)
-          : !inPlace.success && isDeepStrictEqual(inPlace.error.issues, zod.error.issues);
-        if (!same) disagreements.push(mutant);
+  for (let n = 0; n < SLICES; n += 1) {
+    const sites = slice(n);
+    it(`when any value of a list is replaced or removed (slice ${n + 1} of ${SLICES}: ${sites.length * MUTANTS_PER_SITE} mutants), then the verdict is zod’s, and so is the error`, () => {
+      let accepted = 0;
+      let rejected = 0;
+      const disagreements: unknown[] = [];
+      for (const site of sites) {
+        for (const mutant of mutantsAt(site)) {
+          const zod = ResultList.safeParse(mutant);
+          const inPlace = ResultListInPlace.safeParse(mutant);
+          if (zod.success) accepted += 1;
+          else rejected += 1;
+          // Equal values, key order aside: zod's copy puts the keys it knows first.
+          const same = zod.success
+            ? inPlace.success && isDeepStrictEqual(inPlace.data, zod.data)
+            : !inPlace.success && isDeepStrictEqual(inPlace.error.issues, zod.error.issues);
+          if (!same) disagreements.push(mutant);
+        }
       }
-    }
-    expect(disagreements).toEqual([]);
-    // Both verdicts occur often: the comparison is not one-sided.
-    expect(accepted).toBeGreaterThan(500);
-    expect(rejected).toBeGreaterThan(500);
-  });
+      expect(disagreements).toEqual([]);
+      // Both verdicts occur often in every slice (44 and 169 at the least today; 2,456 and
+      // 6,826 in all): the comparison is not one-sided.
+      expect(accepted).toBeGreaterThan(20);
+      expect(rejected).toBeGreaterThan(20);
+    });
+  }
 
   it('when the scores do not match the items one for one, then the refinement rejects it as zod does', () => {
     const [body] = bodies() as { itemScore: number[] }[];
