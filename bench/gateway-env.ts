@@ -84,6 +84,11 @@ export function gatewayEnv(
     SEARCH_CACHE_TTL_SECONDS: '3600',
     CHANNEL_FOLDERS_CACHE_TTL_SECONDS: '3600',
     SHUTDOWN_DRAIN_DELAY_MS: '0',
+    // A run's misses leave ~200 MB of entries (each kept an hour for stale-if-error) in the
+    // machine's Redis, which has no maxmemory: past the default 256 MiB budget the cache stops
+    // storing, and later rows (G5's stampede: each request after the first load a miss) would
+    // measure that instead of what they are for. The budget has tests of its own.
+    CACHE_REDIS_MAX_BYTES: String(64 * 1024 * 1024 * 1024),
     ...extra,
   };
 }

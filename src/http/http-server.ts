@@ -1,19 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as afterPoll, setTimeout as sleep } from 'node:timers/promises';
-import {
-  createServer,
-  STATUS_CODES,
-  type IncomingMessage,
-  type RequestListener,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
-import { AppError, type ErrorCode } from '../errors/app-error.js';
-import { toProblemResponse } from '../errors/to-problem.js';
 import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
+import { answerClientErrors, answerMissingHost, lacksHost } from './client-errors.js';
 
 /** What one client may hold of the gateway (contract section 6, Limits). */
 export interface ClientLimits {
@@ -60,21 +51,6 @@ const FIRST_REQUEST_GRACE_MS = 1000;
 const QUIET_ACCEPTS_MS = 50;
 /** …or after this, whatever keeps connecting. */
 const QUIET_ACCEPTS_MAX_MS = 1000;
-
-/** The detail a Host-less HTTP/1.1 request is answered with (contract section 7, "Edges"). */
-const MISSING_HOST =
-  'The request has no Host header; HTTP/1.1 requires one (RFC 9112 section 3.2).';
-
-/** Node's own parser failures, as the contract's problems (section 3). */
-function parserProblem(code: string | undefined): { code: ErrorCode; detail: string } {
-  if (code === 'HPE_HEADER_OVERFLOW') {
-    return { code: 'HEADERS_TOO_LARGE', detail: 'The request headers are too large.' };
-  }
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { code: 'REQUEST_TIMEOUT', detail: 'The request did not arrive in time.' };
-  }
-  return { code: 'BAD_REQUEST', detail: 'The request could not be parsed as HTTP.' };
-}
 
 /**
  * The public listener with every per-client bound in place: a connection cap, header, body,
@@ -277,32 +253,6 @@ function warnDropped(
   );
 }
 
-/**
- * An HTTP/1.1 request must name its Host (RFC 9112 section 3.2); HTTP/1.0 predates the rule
- * and is served without one, as Node serves it.
- */
-function lacksHost(req: IncomingMessage): boolean {
-  return req.httpVersionMajor === 1 && req.httpVersionMinor >= 1 && req.headers.host === undefined;
-}
-
-/** A Host-less HTTP/1.1 request: 400 problem+json, and the connection closes as Node's would. */
-function answerMissingHost(res: ServerResponse, throttle: LogThrottle): void {
-  const requestId = randomUUID();
-  const problem = toProblemResponse(new AppError('BAD_REQUEST', MISSING_HOST), requestId);
-  throttle.info(
-    'client-error:MISSING_HOST',
-    { code: 'BAD_REQUEST', remoteAddress: res.socket?.remoteAddress },
-    'request without Host answered',
-  );
-  res.shouldKeepAlive = false;
-  res.writeHead(problem.status, {
-    ...problem.headers,
-    'X-Request-Id': requestId,
-    'Content-Length': String(Buffer.byteLength(problem.body)),
-  });
-  res.end(problem.body);
-}
-
 /** A connection whose client does not read its answers is cut, and said so (throttled). */
 function cutUnread(socket: Socket, throttle: LogThrottle): void {
   throttle.warn(
@@ -343,34 +293,5 @@ function listen(server: Server, port: number, host: string): Promise<string> {
       const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       resolve(`http://${shown}:${address.port}`);
     });
-  });
-}
-
-/** Node's own parser failures (slow or oversized heads, garbage) answered as problem+json. */
-function answerClientErrors(server: Server, throttle: LogThrottle): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })
-      ._httpMessage;
-    if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) {
-      socket.destroy();
-      return;
-    }
-    const { code, detail } = parserProblem(error.code);
-    const requestId = randomUUID();
-    const problem = toProblemResponse(new AppError(code, detail), requestId);
-    throttle.info(
-      `client-error:${code}`,
-      { code, remoteAddress: socket.remoteAddress },
-      'unreadable request answered',
-    );
-    const head = Object.entries({
-      ...problem.headers,
-      'X-Request-Id': requestId,
-      'Content-Length': String(Buffer.byteLength(problem.body)),
-      Connection: 'close',
-    }).map(([name, value]) => `${name}: ${value}\r\n`);
-    socket.end(
-      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head.join('')}\r\n${problem.body}`,
-    );
   });
 }

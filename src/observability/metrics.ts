@@ -3,6 +3,7 @@ import type { Breaker } from '../resilience/circuit-breaker.js';
 import { CHAT_EVENTS_STATES, type ChatEventsStatus } from './chat-events-status.js';
 import { PlainHistogram } from './plain-histogram.js';
 import { replaceProcessCountMetrics } from './process-counts.js';
+import { cumulative } from './cumulative-counter.js';
 
 export type CacheResult = 'hit' | 'miss' | 'stale';
 export type CacheResource = 'search' | 'channel_folders';
@@ -265,40 +266,4 @@ function isolationMetrics(registry: Registry): (status: () => IsolationStatus) =
   return (status) => {
     isolation = status;
   };
-}
-
-/**
- * A counter that reports cumulative counts kept elsewhere, by one label (or none: the count
- * under the key ''), read at each scrape.
- */
-function cumulative<S>(
-  registry: Registry,
-  read: () => S | undefined,
-  options: {
-    name: string;
-    help: string;
-    label?: string;
-    counts: (status: S) => Readonly<Record<string, number>>;
-  },
-): void {
-  const { label } = options;
-  const reported: Record<string, number> = {};
-  new Counter({
-    name: options.name,
-    help: options.help,
-    labelNames: label === undefined ? [] : [label],
-    registers: [registry],
-    collect() {
-      const status = read();
-      if (status === undefined) return;
-      for (const [value, total] of Object.entries(options.counts(status))) {
-        const delta = total - (reported[value] ?? 0);
-        if (delta > 0 || reported[value] === undefined) {
-          if (label === undefined) this.inc(delta);
-          else this.inc({ [label]: value }, delta);
-        }
-        reported[value] = total;
-      }
-    },
-  });
 }
