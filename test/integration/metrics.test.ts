@@ -69,8 +69,24 @@ describe('GET /metrics', () => {
     expect(upstream('chat', 'user', 'success')).toBe(1);
     expect(upstream('chat', 'status', 'success')).toBe(1);
 
-    for (const breaker of ['search', 'chat', 'redis-cache', 'redis-sessions', 'redis-limits']) {
+    for (const breaker of [
+      'search',
+      'chat',
+      'redis-cache',
+      'redis-sessions',
+      'redis-session-writes',
+      'redis-limits',
+    ]) {
       expect(sample(text, 'gateway_circuit_breaker_state', { breaker })).toBe(0);
+    }
+    // The bulkheads' counters (contract section 7) are there before anything happened to them.
+    expect(text).toMatch(/^gateway_session_writes_unreplicated_total 0$/m);
+    expect(sample(text, 'gateway_cache_store_skipped_total', { reason: 'memory' })).toBe(0);
+    for (const reason of ['per_client', 'full', 'draining']) {
+      expect(sample(text, 'gateway_event_streams_refused_total', { reason })).toBe(0);
+    }
+    for (const reason of ['logout', 'rotation', 'user_limit', 'refused']) {
+      expect(sample(text, 'gateway_sessions_ended_total', { reason })).toBe(0);
     }
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
