@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../src/http/http-server.js';
@@ -341,17 +343,66 @@ describe('a stop and a connection that has not sent its request yet', () => {
       logger: pino({ level: 'silent' }),
     });
     const url = await http.listen(0, '127.0.0.1');
-    http.beginStop();
-    const closed = http.close();
-    // connect() is sent at once; the kernel completes the handshakes while the loop is blocked.
-    const opening = Array.from({ length: 8 }, () => openClient(url));
-    const blockedUntil = performance.now() + 120;
-    while (performance.now() < blockedUntil); // past the 50 ms quiet wait
-    const clients = await Promise.all(opening);
-    for (const client of clients) client.socket.write('GET / HTTP/1.1\r\nHost: gateway\r\n\r\n');
-    const answers = await Promise.all(clients.map(async (c) => parseResponse(await c.closed)));
-    expect(answers.map((a) => a.status)).toEqual(clients.map(() => 200));
-    await closed;
-    expect(http.server.listening).toBe(false);
+    // The clients live on a thread of their own, so their handshakes complete (the kernel puts
+    // them in the accept queue) while this thread, the gateway's, is blocked.
+    const count = 8;
+    const connected = new Int32Array(new SharedArrayBuffer(4));
+    const clients = new Worker(CLIENTS_THREAD, {
+      eval: true,
+      workerData: { port: Number(new URL(url).port), count, connected },
+    });
+    try {
+      http.beginStop();
+      const closed = http.close();
+      // Blocked until every handshake is done, then past the stop's 50 ms quiet wait.
+      expect(Atomics.wait(connected, 0, 0, 10_000)).not.toBe('timed-out');
+      const blockedUntil = performance.now() + 120;
+      while (performance.now() < blockedUntil);
+      const answered = once(clients, 'message');
+      clients.postMessage('send');
+      const [heads] = (await answered) as [string[]];
+      expect(heads.map((head) => /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1])).toEqual(
+        heads.map(() => '200'),
+      );
+      expect(heads).toHaveLength(count);
+      await closed;
+      expect(http.server.listening).toBe(false);
+    } finally {
+      await clients.terminate();
+    }
   });
 });
+
+/**
+ * Opens `count` connections to `port` and says so through `connected` (a shared Int32Array,
+ * for a thread that is blocked); on a message sends one request on each and posts back what
+ * each received before it closed.
+ */
+const CLIENTS_THREAD = `
+const { connect } = require('node:net');
+const { parentPort, workerData } = require('node:worker_threads');
+const { port, count, connected } = workerData;
+let open = 0;
+const sockets = Array.from({ length: count }, () =>
+  connect(port, '127.0.0.1', () => {
+    open += 1;
+    if (open === count) {
+      Atomics.store(connected, 0, 1);
+      Atomics.notify(connected, 0);
+    }
+  }),
+);
+parentPort.once('message', () => {
+  const heads = [];
+  for (const socket of sockets) {
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    socket.on('error', () => undefined); // a reset shows as a connection that received nothing
+    socket.on('close', () => {
+      heads.push(received);
+      if (heads.length === count) parentPort.postMessage(heads);
+    });
+    socket.write('GET / HTTP/1.1\\r\\nHost: gateway\\r\\n\\r\\n');
+  }
+});
+`;
