@@ -98,6 +98,20 @@ describe('EVENTS_MAX_STREAMS_PER_CLIENT in session mode', () => {
     return { Cookie: (res.headers['set-cookie'] as unknown as string[])[0]!.split(';')[0]! };
   }
 
+  it('when one user opens ten streams at once, then exactly the quota opens and the rest are 429', async () => {
+    const gw = await gateway({
+      CHAT_AUTH_MODE: 'session',
+      SESSION_COOKIE_SECURE: 'false',
+      RATE_LIMIT_PER_SESSION: '1000',
+    });
+    const cookie = await login(gw, 'member');
+    const all = await Promise.all(Array.from({ length: 10 }, () => stream(gw, cookie)));
+    const opened = all.filter((s) => s.status === 200);
+    expect(opened).toHaveLength(2);
+    for (const refused of all.filter((s) => s.status !== 200)) expectTooMany(refused);
+    await untilOpen(gw, 2);
+  });
+
   it("when a user holds the quota across two sessions, then the next stream is 429 TOO_MANY_STREAMS with Retry-After, another user still opens streams, and closing one of the user's streams lets them open again", async () => {
     const gw = await gateway({ CHAT_AUTH_MODE: 'session', SESSION_COOKIE_SECURE: 'false' });
     const [tab, otherDevice, other] = [
