@@ -19,7 +19,7 @@ import { createMemorySessionStore } from './sessions/memory-session-store.js';
 import { createRedisSessionStore } from './sessions/redis-session-store.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { SOLO_LEASE, createRedisLease, type Lease } from './state/lease.js';
-import { createMemoryCounters } from './state/memory-counters.js';
+import { createMemoryCounters, type MemoryCounters } from './state/memory-counters.js';
 import { createMemorySharedState } from './state/memory-shared-state.js';
 import { createRedisSharedState } from './state/redis-shared-state.js';
 import type { SharedState } from './state/shared-state.js';
@@ -60,42 +60,39 @@ function cacheApart(config: Config): string | undefined {
   return cacheUrl;
 }
 
+/** Without Redis: the cache, sessions and counters of this one process. */
+function memoryStores(config: Config, now: () => number, counters: MemoryCounters): GatewayStores {
+  const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes, now });
+  const sessions = createMemorySessionStore({
+    maxSessions: config.session.memoryMax,
+    maxPerUser: config.session.maxPerUser,
+    now,
+  });
+  const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
+  return {
+    redis: undefined,
+    cache,
+    sessions,
+    state,
+    flights: SOLO_FLIGHTS,
+    lease: () => SOLO_LEASE,
+    breakers: {},
+    isolation: () => ({ sessionWritesUnreplicated: 0, cacheStoreSkipped: {} }),
+  };
+}
+
 /**
- * The stores, in process or on Redis. With Redis, every purpose has connections of its own
- * (contract section 7, STYLE.md "Bulkheads"): the hot path (counters, cache reads and writes,
- * session reads), session writes with their replication waits, background commands (the lease,
- * the memory budget's INFO), and each subscriber; with REDIS_CACHE_URL the cache and its
- * flight locks live on a Redis of their own. Each registers its start and close here.
+ * The connections beside the hot path's: one for background commands, and the cache's own
+ * Redis when REDIS_CACHE_URL names another server. Each connects when the gateway starts and
+ * closes with it; a Redis that is down is a degraded cache, never a failed start.
  */
-export function createGatewayStores(
+function redisConnections(
   config: Config,
   logger: Logger,
-  now: () => number,
   lifecycle: Lifecycle,
-): GatewayStores {
-  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS, now });
-  const redis = createRedisClient({ redis: config.redis, logger });
-  if (redis === undefined) {
-    const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes, now });
-    const sessions = createMemorySessionStore({
-      maxSessions: config.session.memoryMax,
-      maxPerUser: config.session.maxPerUser,
-      now,
-    });
-    const state = createMemorySharedState({ counters, cache, exists: (key) => sessions.has(key) });
-    return {
-      redis: undefined,
-      cache,
-      sessions,
-      state,
-      flights: SOLO_FLIGHTS,
-      lease: () => SOLO_LEASE,
-      breakers: {},
-      isolation: () => ({ sessionWritesUnreplicated: 0, cacheStoreSkipped: {} }),
-    };
-  }
+  redis: RedisConnection,
+) {
   const connected = (name: string, connection: RedisConnection) => {
-    // A Redis that is down is a degraded cache, never a failed start: it keeps reconnecting.
     lifecycle.onStart(name, () => connection.connect());
     lifecycle.onClose(name, ({ force }) =>
       force ? connection.disconnect() : connection.quit().catch(() => connection.disconnect()),
@@ -115,11 +112,17 @@ export function createGatewayStores(
         })!,
       )
     : redis;
-  // One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not
-  // take sessions or rate limits down with it. Three failures and that use skips Redis for a
-  // second rather than paying its command timeout on every request.
+  return { background, cacheRedis, apart: apartUrl !== undefined };
+}
+
+/**
+ * One breaker per use of Redis: a cache that cannot write (a Redis out of memory) must not take
+ * sessions or rate limits down with it. Three failures and that use skips Redis for a second
+ * rather than paying its command timeout on every request. `ownDeadline`: the calls carry
+ * their own (session writes: the command's plus the replica wait's).
+ */
+function redisBreakers(config: Config, logger: Logger, lifecycle: Lifecycle) {
   const breakers: Record<string, Breaker> = {};
-  /** `ownDeadline`: the calls carry their own (session writes: the command's plus the wait's). */
   const breaker = (use: string, ownDeadline = false) => {
     const name = `redis-${use}`;
     const made = createBreaker({
@@ -133,28 +136,54 @@ export function createGatewayStores(
     lifecycle.onClose(name, () => made.shutdown());
     return (breakers[name] = made);
   };
-  const cacheBreaker = breaker('cache');
+  return { breakers, breaker };
+}
+
+/**
+ * What guards the cache's entries: the fleet's flight locks (on the cache's Redis) and, sharing
+ * the state Redis, the memory budget that stops storing before that Redis runs out.
+ */
+function cacheGuards(
+  config: Config,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  on: {
+    cacheRedis: RedisConnection;
+    background: RedisConnection;
+    apart: boolean;
+    breaker: Breaker;
+  },
+) {
   const flights = createRedisFlights({
-    redis: cacheRedis,
+    redis: on.cacheRedis,
     prefix: config.redis.keyPrefix,
     // A holder that died frees the key once its longest call would have ended.
     lockMs: config.longestUpstreamDeadlineMs + 1000,
-    breaker: cacheBreaker,
+    breaker: on.breaker,
     logger,
   });
   lifecycle.onStart('single-flight subscriber', () => flights.start());
   lifecycle.onClose('single-flight subscriber', () => flights.close());
-  // Sharing the state Redis, the cache stops storing before that Redis runs out of memory.
-  const budget = apartUrl
+  const budget = on.apart
     ? UNBOUNDED
     : createCacheMemoryBudget({
-        redis: background,
+        redis: on.background,
         maxBytes: config.redis.cacheMaxBytes,
         keyPrefix: config.redis.keyPrefix,
         logger,
       });
   lifecycle.onStart('cache memory budget', () => budget.start());
   lifecycle.onClose('cache memory budget', () => budget.stop());
+  return { flights, budget };
+}
+
+/** The connections kept for session writes and their replication waits. */
+function sessionWrites(
+  config: Config,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  redis: RedisConnection,
+) {
   const writes = createReplicatedWrites({
     open: () => duplicateOf(redis),
     connections: SESSION_WRITE_CONNECTIONS,
@@ -165,6 +194,35 @@ export function createGatewayStores(
   });
   lifecycle.onStart('redis (session writes)', () => writes.connect());
   lifecycle.onClose('redis (session writes)', ({ force }) => writes.close(force));
+  return writes;
+}
+
+/**
+ * The stores, in process or on Redis. With Redis, every purpose has connections of its own
+ * (contract section 7, STYLE.md "Bulkheads"): the hot path (counters, cache reads and writes,
+ * session reads), session writes with their replication waits, background commands (the lease,
+ * the memory budget's INFO), and each subscriber; with REDIS_CACHE_URL the cache and its
+ * flight locks live on a Redis of their own. Each registers its start and close here.
+ */
+export function createGatewayStores(
+  config: Config,
+  logger: Logger,
+  now: () => number,
+  lifecycle: Lifecycle,
+): GatewayStores {
+  const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS, now });
+  const redis = createRedisClient({ redis: config.redis, logger });
+  if (redis === undefined) return memoryStores(config, now, counters);
+  const { background, cacheRedis, apart } = redisConnections(config, logger, lifecycle, redis);
+  const { breakers, breaker } = redisBreakers(config, logger, lifecycle);
+  const cacheBreaker = breaker('cache');
+  const { flights, budget } = cacheGuards(config, logger, lifecycle, {
+    cacheRedis,
+    background,
+    apart,
+    breaker: cacheBreaker,
+  });
+  const writes = sessionWrites(config, logger, lifecycle, redis);
   // With Redis, the only in-process cache layer is the bodies held in front of it.
   const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
   return {
@@ -182,7 +240,6 @@ export function createGatewayStores(
       redis,
       writes,
       breaker: breaker('sessions'),
-      // The writes keep their own deadline: the command's plus the replica wait's bound.
       writeBreaker: breaker('session-writes', true),
       maxPerUser: config.session.maxPerUser,
       keyPrefix: config.redis.keyPrefix,
@@ -193,7 +250,7 @@ export function createGatewayStores(
     state: createRedisSharedState({
       redis,
       breaker: breaker('limits'),
-      ...(apartUrl ? { cache: { redis: cacheRedis, breaker: cacheBreaker } } : {}),
+      ...(apart ? { cache: { redis: cacheRedis, breaker: cacheBreaker } } : {}),
       fallback: counters,
       bodies,
       logger,

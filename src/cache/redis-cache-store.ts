@@ -1,6 +1,6 @@
 import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
-import { createLogThrottle } from '../logging/log-throttle.js';
+import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import type { BodyLayer } from './body-layer.js';
 import { encodeEntry, readStoredEntry, type CacheEntry } from './cache-entry.js';
 import type { MadeEncoding } from './encodings.js';
@@ -98,6 +98,46 @@ export interface RedisCacheStoreOptions {
  * Redis-backed store shared by all gateway instances. Every fault (down, slow past the
  * command timeout, corrupt value) is a miss with one warning; requests never fail on it.
  */
+/**
+ * A call through the cache's breaker; a failure is a miss or a dropped write, said once
+ * (throttled). While the breaker is open every call would fail: it logs its own state changes.
+ */
+async function guarded<T>(
+  breaker: Breaker,
+  throttle: LogThrottle,
+  what: { kind: string; key: string; message: string },
+  run: () => Promise<T>,
+): Promise<T | undefined> {
+  try {
+    return await breaker.run(run);
+  } catch (error) {
+    if (!breaker.rejected(error)) {
+      throttle.warn(what.kind, { err: error, key: what.key }, what.message);
+    }
+    return undefined;
+  }
+}
+
+/** A miss's write: the entry (unless `store` is false: past the budget) and the lock back. */
+async function storeAndRelease(
+  redis: RedisConnection,
+  key: string,
+  write: { encoded: Buffer; ttlMs: number; store: boolean },
+  release: FlightRelease,
+): Promise<void> {
+  const reply = await redis.bffStoreAndRelease(
+    key,
+    lockKeyOf(key),
+    waitersKeyOf(key),
+    write.store ? write.encoded : '',
+    Math.max(1, write.ttlMs),
+    release.token,
+    release.channel,
+    write.store ? 'store' : 'skip',
+  );
+  if (reply !== 'OK') throw new Error(`redis refused the entry: ${reply}`);
+}
+
 export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheStore {
   const { redis, breaker, bodies, logger } = options;
   const budget = options.budget ?? UNBOUNDED;
@@ -108,17 +148,13 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
   return {
     backend: 'redis',
     async get(key) {
-      let raw: Buffer | null;
-      try {
-        raw = await breaker.run(() => redis.getBuffer(key));
-      } catch (error) {
-        // While the breaker is open every read would log; it logs its own state changes.
-        if (!breaker.rejected(error))
-          throttle.warn('cache-read', { err: error, key }, 'cache read failed; treating as a miss');
-        return undefined;
-      }
-      if (raw === null) return undefined;
-      return readStoredEntry(raw, key, logger);
+      const raw = await guarded(
+        breaker,
+        throttle,
+        { kind: 'cache-read', key, message: 'cache read failed; treating as a miss' },
+        () => redis.getBuffer(key),
+      );
+      return raw === null || raw === undefined ? undefined : readStoredEntry(raw, key, logger);
     },
     async set(key: string, entry: CacheEntry, release?: FlightRelease) {
       const ttlMs = entry.errorUntil - now();
@@ -128,34 +164,24 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       const encoded = encodeEntry(entry);
       const store = budget.allows(key, encoded.length);
       if (!store && release === undefined) return;
-      try {
-        await breaker.run(async () => {
-          if (release === undefined) {
-            await redis.set(key, encoded, 'PX', ttlMs);
-            return;
-          }
-          const reply = await redis.bffStoreAndRelease(
-            key,
-            lockKeyOf(key),
-            waitersKeyOf(key),
-            store ? encoded : '',
-            Math.max(1, ttlMs),
-            release.token,
-            release.channel,
-            store ? 'store' : 'skip',
-          );
-          if (reply !== 'OK') throw new Error(`redis refused the entry: ${reply}`);
-        });
-      } catch (error) {
-        if (!breaker.rejected(error))
-          throttle.warn('cache-write', { err: error, key }, 'cache write failed; entry dropped');
-      }
+      await guarded(
+        breaker,
+        throttle,
+        { kind: 'cache-write', key, message: 'cache write failed; entry dropped' },
+        async () => {
+          if (release === undefined) await redis.set(key, encoded, 'PX', ttlMs);
+          else await storeAndRelease(redis, key, { encoded, ttlMs, store }, release);
+        },
+      );
     },
     async addEncoding(key: string, entry: CacheEntry, made: MadeEncoding) {
       bodies.addEncoding(key, entry.digest, made);
       if (!budget.allows(key, made.bytes.length)) return;
-      try {
-        await breaker.run(() =>
+      await guarded(
+        breaker,
+        throttle,
+        { kind: 'cache-write', key, message: 'cache write failed; compressed body kept here only' },
+        () =>
           redis.bffAddEncoding(
             key,
             `"storedAt":${entry.storedAt},"freshUntil":${entry.freshUntil},`,
@@ -163,16 +189,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
             made.coding,
             made.bytes,
           ),
-        );
-      } catch (error) {
-        if (!breaker.rejected(error)) {
-          throttle.warn(
-            'cache-write',
-            { err: error, key },
-            'cache write failed; compressed body kept here only',
-          );
-        }
-      }
+      );
     },
     health() {
       if (redis.status !== 'ready') {

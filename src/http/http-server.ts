@@ -139,41 +139,8 @@ function trackConnections(
     accepted += 1;
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
-    if (evict && busy.size > limits.maxConnections) makeRoomFor(socket);
+    if (evict && busy.size > limits.maxConnections) makeRoomFor(socket, busy, used, throttle);
   });
-  /**
-   * The cap is reached: the oldest connection that has not sent a request yet is closed for
-   * the newcomer, or failing one, the oldest idle keep-alive connection (HTTP lets a server
-   * close those at any time); only when every connection has a request under way is the
-   * newcomer refused. A silent connection therefore lives until the cap's worth of newer
-   * connections arrive, and a probe's request, once sent, is never the one to go.
-   */
-  function makeRoomFor(newcomer: Socket): void {
-    let victim: Socket | undefined;
-    for (const [socket, requests] of busy) {
-      if (socket === newcomer || requests > 0) continue;
-      if (!used.has(socket)) {
-        victim = socket;
-        break;
-      }
-      victim ??= socket;
-    }
-    if (victim === undefined) {
-      warnDropped(throttle, newcomer);
-      busy.delete(newcomer);
-      newcomer.destroy();
-      return;
-    }
-    throttle.warn(
-      'evict',
-      { remoteAddress: victim.remoteAddress },
-      'connection cap reached: oldest connection without a request closed',
-    );
-    // Out of the count now: its 'close' event comes later, and the next newcomer must not
-    // count it again.
-    busy.delete(victim);
-    victim.destroy();
-  }
   /**
    * A client that does not read what it is sent holds the gateway's memory: Node answers every
    * pipelined request it has read and queues the answers behind the unread ones. Past the
@@ -239,6 +206,45 @@ function trackConnections(
       }
     },
   };
+}
+
+/**
+ * The cap is reached: the oldest connection that has not sent a request yet is closed for
+ * the newcomer, or failing one, the oldest idle keep-alive connection (HTTP lets a server
+ * close those at any time); only when every connection has a request under way is the
+ * newcomer refused. A silent connection therefore lives until the cap's worth of newer
+ * connections arrive, and a probe's request, once sent, is never the one to go.
+ */
+function makeRoomFor(
+  newcomer: Socket,
+  busy: Map<Socket, number>,
+  used: WeakSet<Socket>,
+  throttle: LogThrottle,
+): void {
+  let victim: Socket | undefined;
+  for (const [socket, requests] of busy) {
+    if (socket === newcomer || requests > 0) continue;
+    if (!used.has(socket)) {
+      victim = socket;
+      break;
+    }
+    victim ??= socket;
+  }
+  if (victim === undefined) {
+    warnDropped(throttle, newcomer);
+    busy.delete(newcomer);
+    newcomer.destroy();
+    return;
+  }
+  throttle.warn(
+    'evict',
+    { remoteAddress: victim.remoteAddress },
+    'connection cap reached: oldest connection without a request closed',
+  );
+  // Out of the count now: its 'close' event comes later, and the next newcomer must not
+  // count it again.
+  busy.delete(victim);
+  victim.destroy();
 }
 
 /** The cap refused a new connection, and said so (throttled). */

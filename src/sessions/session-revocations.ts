@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
 import type { Logger } from 'pino';
-import { createLogThrottle } from '../logging/log-throttle.js';
+import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import { duplicateOf, type RedisConnection } from '../redis/redis-client.js';
 import { createRevocationMemory, type RevocationMemory } from './revocation-memory.js';
 
@@ -59,33 +59,25 @@ const WRITE_BACK_ATTEMPTS = 30;
 const SWEEP_EVERY_MS = 60_000;
 const MESSAGE = /^([A-Za-z0-9_-]{43}) (\d{1,15})$/;
 
-export function createSessionRevocations(options: SessionRevocationsOptions): SessionRevocations {
-  const { redis, keyOf, logger } = options;
-  const memory = createRevocationMemory({
-    maxEntries: options.maxEntries,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  // Pub/sub channel names take no key prefix from the connection.
-  const channel = `${options.keyPrefix}sessions:revoked`;
-  const throttle = createLogThrottle(logger);
-  // A connection of its own: one in subscriber mode can run no other command.
-  const subscriber = duplicateOf(redis);
-  let sweeper: NodeJS.Timeout | undefined;
+/**
+ * Deletes every remembered session's record again, in chunks, retried each second (up to
+ * WRITE_BACK_ATTEMPTS) while the new master does not answer yet; one run at a time, and a
+ * request made during a run runs once more after it.
+ */
+function createWriteBack(options: {
+  redis: RedisConnection;
+  keyOf: (idHash: string) => string;
+  memory: RevocationMemory;
+  logger: Logger;
+  throttle: LogThrottle;
+}): { schedule(): void; close(): void } {
+  const { redis, keyOf, memory, logger, throttle } = options;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
+  let running: Promise<void> | undefined;
+  let again = false;
 
-  subscriber.on('error', () => undefined); // the state connection reports Redis trouble
-  subscriber.on('message', (from: string, message: string) => {
-    const heard = from === channel ? MESSAGE.exec(message) : null;
-    if (heard) memory.remember(heard[1]!, Number(heard[2]));
-  });
-  subscriber.on('ready', () => {
-    subscriber.subscribe(channel).catch((error: unknown) => {
-      throttle.warn('revocations-subscribe', { err: error }, 'session revocation bus down');
-    });
-  });
-
-  /** Deletes every remembered session's record again; false when some delete failed. */
+  /** False when some delete failed. */
   async function writeBack(): Promise<boolean> {
     const hashes = memory.live();
     let failed = 0;
@@ -101,9 +93,7 @@ export function createSessionRevocations(options: SessionRevocationsOptions): Se
     return failed === 0;
   }
 
-  let running: Promise<void> | undefined;
-  let again = false;
-  function scheduleWriteBack(attempt = 1): void {
+  function schedule(attempt = 1): void {
     if (closed) return;
     if (running) {
       again = true;
@@ -115,10 +105,10 @@ export function createSessionRevocations(options: SessionRevocationsOptions): Se
         running = undefined;
         if (again) {
           again = false;
-          scheduleWriteBack();
+          schedule();
         } else if (!done && attempt < WRITE_BACK_ATTEMPTS) {
           throttle.warn('revocations-write-back', {}, 'session revocations not yet written back');
-          retry = setTimeout(() => scheduleWriteBack(attempt + 1), WRITE_BACK_RETRY_MS);
+          retry = setTimeout(() => schedule(attempt + 1), WRITE_BACK_RETRY_MS);
           retry.unref();
         }
       },
@@ -126,26 +116,68 @@ export function createSessionRevocations(options: SessionRevocationsOptions): Se
     );
   }
 
+  return {
+    schedule: () => schedule(),
+    close() {
+      closed = true;
+      clearTimeout(retry);
+    },
+  };
+}
+
+/**
+ * Calls `reached` whenever the connection may have reached another server than before: on a
+ * Cluster a node joining or leaving the client's pool; otherwise a `ready` whose server
+ * `run_id` differs from the last one (or cannot be read).
+ */
+function onAnotherServer(redis: RedisConnection, reached: () => void): void {
   if (redis instanceof Cluster) {
-    redis.on('+node', () => scheduleWriteBack());
-    redis.on('-node', () => scheduleWriteBack());
-  } else {
-    /** The server process of the last connection; null before the first. */
-    let lastRunId: string | undefined | null = null;
-    redis.on('ready', () => {
-      void redis
-        .info('server')
-        .then(
-          (info) => /^run_id:(\w+)/m.exec(info)?.[1],
-          () => undefined,
-        )
-        .then((runId) => {
-          const before = lastRunId;
-          lastRunId = runId;
-          if (before !== null && (runId === undefined || runId !== before)) scheduleWriteBack();
-        });
-    });
+    redis.on('+node', reached);
+    redis.on('-node', reached);
+    return;
   }
+  /** The server process of the last connection; null before the first. */
+  let lastRunId: string | undefined | null = null;
+  redis.on('ready', () => {
+    void redis
+      .info('server')
+      .then(
+        (info) => /^run_id:(\w+)/m.exec(info)?.[1],
+        () => undefined,
+      )
+      .then((runId) => {
+        const before = lastRunId;
+        lastRunId = runId;
+        if (before !== null && (runId === undefined || runId !== before)) reached();
+      });
+  });
+}
+
+export function createSessionRevocations(options: SessionRevocationsOptions): SessionRevocations {
+  const { redis, keyOf, logger } = options;
+  const memory = createRevocationMemory({
+    maxEntries: options.maxEntries,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  // Pub/sub channel names take no key prefix from the connection.
+  const channel = `${options.keyPrefix}sessions:revoked`;
+  const throttle = createLogThrottle(logger);
+  // A connection of its own: one in subscriber mode can run no other command.
+  const subscriber = duplicateOf(redis);
+  let sweeper: NodeJS.Timeout | undefined;
+
+  subscriber.on('error', () => undefined); // the state connection reports Redis trouble
+  subscriber.on('message', (from: string, message: string) => {
+    const heard = from === channel ? MESSAGE.exec(message) : null;
+    if (heard) memory.remember(heard[1]!, Number(heard[2]));
+  });
+  subscriber.on('ready', () => {
+    subscriber.subscribe(channel).catch((error: unknown) => {
+      throttle.warn('revocations-subscribe', { err: error }, 'session revocation bus down');
+    });
+  });
+  const writeBack = createWriteBack({ redis, keyOf, memory, logger, throttle });
+  onAnotherServer(redis, () => writeBack.schedule());
 
   return {
     has: (idHash) => memory.has(idHash),
@@ -162,9 +194,8 @@ export function createSessionRevocations(options: SessionRevocationsOptions): Se
       await subscriber.connect().catch(() => undefined);
     },
     close() {
-      closed = true;
+      writeBack.close();
       clearInterval(sweeper);
-      clearTimeout(retry);
       subscriber.disconnect();
     },
   };
