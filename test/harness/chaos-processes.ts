@@ -110,6 +110,9 @@ export function waitForChild(
   });
 }
 
+/** Ports a redis-server start tries before its error is the test's. */
+const PORT_ATTEMPTS = 5;
+
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
@@ -126,7 +129,7 @@ export interface RedisServer {
  * server options (e.g. a tiny `--maxmemory` with `--maxmemory-policy noeviction`).
  */
 export async function startRedisServer(args: readonly string[] = []): Promise<RedisServer> {
-  const port = await freePort();
+  let port = await freePort();
   let child: ChildProcess | undefined;
   let exit: Promise<ExitStatus> | undefined;
   let exited = false;
@@ -153,7 +156,18 @@ export async function startRedisServer(args: readonly string[] = []): Promise<Re
     await exit;
   }
 
-  await start();
+  // A free port is only free when it was probed: another process (a parallel test file's
+  // redis-server or gateway) may bind it before this one does. Such a start fails at once with
+  // "Address already in use"; it is tried again on another port, never waited for.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      if (attempt >= PORT_ATTEMPTS || !/Address already in use/.test(String(error))) throw error;
+      port = await freePort();
+    }
+  }
   return {
     port,
     url: `redis://127.0.0.1:${port}/0`,
