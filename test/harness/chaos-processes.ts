@@ -113,6 +113,24 @@ export function waitForChild(
 /** Ports a redis-server start tries before its error is the test's. */
 const PORT_ATTEMPTS = 5;
 
+/** A start that failed because a port probed free was bound by another process meanwhile. */
+const portTaken = (error: unknown) => /Address already in use/.test(String(error));
+
+/**
+ * Runs `start` (which picks free ports itself) again while it fails only because one of them
+ * was taken between the probe and the bind: under load another test file's process may bind
+ * it first. Any other failure is the test's at once.
+ */
+export async function onFreshPorts<T>(start: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= PORT_ATTEMPTS || !portTaken(error)) throw error;
+    }
+  }
+}
+
 export interface RedisServer {
   readonly port: number;
   readonly url: string;
@@ -164,7 +182,7 @@ export async function startRedisServer(args: readonly string[] = []): Promise<Re
       await start();
       break;
     } catch (error) {
-      if (attempt >= PORT_ATTEMPTS || !/Address already in use/.test(String(error))) throw error;
+      if (attempt >= PORT_ATTEMPTS || !portTaken(error)) throw error;
       port = await freePort();
     }
   }

@@ -5,7 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { eventually } from '../helpers/eventually.js';
-import { exitOf, freePort, tail, waitForChild, type ExitStatus } from './chaos-processes.js';
+import {
+  exitOf,
+  freePort,
+  onFreshPorts,
+  tail,
+  waitForChild,
+  type ExitStatus,
+} from './chaos-processes.js';
 
 /*
  * Real Redis topologies from Debian's redis-server and redis-cli, on loopback and free ports:
@@ -106,8 +113,15 @@ export interface RedisCluster {
   stop(): Promise<void>;
 }
 
-/** Six redis-server processes made one cluster by `redis-cli --cluster create`. */
-export async function startRedisCluster(): Promise<RedisCluster> {
+/**
+ * Six redis-server processes made one cluster by `redis-cli --cluster create`; on fresh ports
+ * again when one probed free was taken before its node bound it.
+ */
+export function startRedisCluster(): Promise<RedisCluster> {
+  return onFreshPorts(startRedisClusterOnce);
+}
+
+async function startRedisClusterOnce(): Promise<RedisCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'bff-cluster-'));
   // Each node's cluster bus on a free port of its own: the default, its port + 10000, was
   // never checked, and under load another process held one once (bind: address in use).
@@ -263,9 +277,13 @@ export interface RedisSentinelSetup {
  * With `password`, the master and replica require it (`requirepass`, `masterauth`) and the
  * Sentinel uses it to watch them (`auth-pass`); the Sentinel itself stays open, as is common.
  */
-export async function startRedisSentinel(
+export function startRedisSentinel(
   options: { password?: string } = {},
 ): Promise<RedisSentinelSetup> {
+  return onFreshPorts(() => startRedisSentinelOnce(options));
+}
+
+async function startRedisSentinelOnce(options: { password?: string }): Promise<RedisSentinelSetup> {
   const auth =
     options.password === undefined
       ? []
