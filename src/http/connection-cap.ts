@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
+import type { LogThrottle } from '../logging/log-throttle.js';
 
 /**
  * Descriptors the gateway keeps for itself beyond client connections: both upstreams' pools
@@ -42,5 +44,56 @@ export function connectionCap(configured: number | undefined, limit: number | un
   return Math.max(
     16,
     Math.min(DEFAULT_CAP_CEILING, Math.floor((limit - RESERVED_DESCRIPTORS) / 2)),
+  );
+}
+
+/**
+ * The cap is reached: the oldest connection that has not sent a request yet is closed for
+ * the newcomer, or failing one, the oldest idle keep-alive connection (HTTP lets a server
+ * close those at any time); only when every connection has a request under way is the
+ * newcomer refused. A silent connection therefore lives until the cap's worth of newer
+ * connections arrive, and a probe's request, once sent, is never the one to go.
+ */
+export function makeRoomFor(
+  newcomer: Socket,
+  busy: Map<Socket, number>,
+  used: WeakSet<Socket>,
+  throttle: LogThrottle,
+): void {
+  let victim: Socket | undefined;
+  for (const [socket, requests] of busy) {
+    if (socket === newcomer || requests > 0) continue;
+    if (!used.has(socket)) {
+      victim = socket;
+      break;
+    }
+    victim ??= socket;
+  }
+  if (victim === undefined) {
+    warnDropped(throttle, newcomer);
+    busy.delete(newcomer);
+    newcomer.destroy();
+    return;
+  }
+  throttle.warn(
+    'evict',
+    { remoteAddress: victim.remoteAddress },
+    'connection cap reached: oldest connection without a request closed',
+  );
+  // Out of the count now: its 'close' event comes later, and the next newcomer must not
+  // count it again.
+  busy.delete(victim);
+  victim.destroy();
+}
+
+/** The cap refused a new connection, and said so (throttled). */
+export function warnDropped(
+  throttle: LogThrottle,
+  data: { remoteAddress?: string | undefined } | undefined,
+): void {
+  throttle.warn(
+    'drop',
+    { remoteAddress: data?.remoteAddress },
+    'connection cap reached: new connection closed',
   );
 }

@@ -5,6 +5,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import { answerClientErrors, answerMissingHost, lacksHost } from './client-errors.js';
+import { makeRoomFor, warnDropped } from './connection-cap.js';
 
 /** What one client may hold of the gateway (contract section 6, Limits). */
 export interface ClientLimits {
@@ -206,57 +207,6 @@ function trackConnections(
       }
     },
   };
-}
-
-/**
- * The cap is reached: the oldest connection that has not sent a request yet is closed for
- * the newcomer, or failing one, the oldest idle keep-alive connection (HTTP lets a server
- * close those at any time); only when every connection has a request under way is the
- * newcomer refused. A silent connection therefore lives until the cap's worth of newer
- * connections arrive, and a probe's request, once sent, is never the one to go.
- */
-function makeRoomFor(
-  newcomer: Socket,
-  busy: Map<Socket, number>,
-  used: WeakSet<Socket>,
-  throttle: LogThrottle,
-): void {
-  let victim: Socket | undefined;
-  for (const [socket, requests] of busy) {
-    if (socket === newcomer || requests > 0) continue;
-    if (!used.has(socket)) {
-      victim = socket;
-      break;
-    }
-    victim ??= socket;
-  }
-  if (victim === undefined) {
-    warnDropped(throttle, newcomer);
-    busy.delete(newcomer);
-    newcomer.destroy();
-    return;
-  }
-  throttle.warn(
-    'evict',
-    { remoteAddress: victim.remoteAddress },
-    'connection cap reached: oldest connection without a request closed',
-  );
-  // Out of the count now: its 'close' event comes later, and the next newcomer must not
-  // count it again.
-  busy.delete(victim);
-  victim.destroy();
-}
-
-/** The cap refused a new connection, and said so (throttled). */
-function warnDropped(
-  throttle: LogThrottle,
-  data: { remoteAddress?: string | undefined } | undefined,
-): void {
-  throttle.warn(
-    'drop',
-    { remoteAddress: data?.remoteAddress },
-    'connection cap reached: new connection closed',
-  );
 }
 
 /** A connection whose client does not read its answers is cut, and said so (throttled). */
