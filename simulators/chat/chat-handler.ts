@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson, type SimHandler } from '../sim-server.js';
 import { authenticate } from './chat-auth.js';
+import { CHANNEL_ROUTES } from './chat-channel-routes.js';
 import { CONTENT_ROUTES } from './chat-content-routes.js';
 import { ChatApiError, rateLimited } from './chat-errors.js';
 import { createChatParams, parseFormBody } from './chat-params.js';
@@ -20,7 +21,12 @@ const EVENT_ROUTES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Order matters: /users/me is listed before /users/{email}, as in Zulip's urls.py. */
-const ROUTES: readonly ChatRoute[] = [...USER_ROUTES, ...STATUS_ROUTES, ...CONTENT_ROUTES];
+const ROUTES: readonly ChatRoute[] = [
+  ...USER_ROUTES,
+  ...STATUS_ROUTES,
+  ...CONTENT_ROUTES,
+  ...CHANNEL_ROUTES,
+];
 
 /** Pending simulated rate limits: each answers one request with 429. */
 export interface RateLimitQueue {

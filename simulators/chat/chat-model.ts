@@ -97,6 +97,38 @@ export interface ChannelFolder {
   readonly isArchived: boolean;
 }
 
+/**
+ * A channel (Zulip: stream) as GET /streams reads it. `subscriberIds` may name deactivated
+ * users: they stay subscribed, but `subscriber_count` counts active users only.
+ */
+export interface ChatChannel {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string;
+  readonly renderedDescription: string;
+  readonly dateCreated: number;
+  /** Null for channels made at realm creation or by an import. */
+  readonly creatorId: number | null;
+  readonly inviteOnly: boolean;
+  readonly isWebPublic: boolean;
+  readonly historyPublicToSubscribers: boolean;
+  /** Null inherits the realm's policy; -1 keeps messages forever. */
+  readonly messageRetentionDays: number | null;
+  readonly defaultPushNotifications: boolean;
+  /** Null for a channel without messages. */
+  readonly firstMessageId: number | null;
+  readonly folderId: number | null;
+  readonly isArchived: boolean;
+  readonly isRecentlyActive: boolean;
+  /** Null when the server has too little history to estimate it. */
+  readonly weeklyTraffic: number | null;
+  /** Only administrators may post (stream_post_policy 2, can_send_message_group admins). */
+  readonly adminsOnlyPosting: boolean;
+  /** A default channel of the realm (`is_default` with include_default). */
+  readonly isDefault: boolean;
+  readonly subscriberIds: readonly number[];
+}
+
 /** The stored status record (chat document 2.5 input shape). */
 export interface UserStatus {
   statusText: string;

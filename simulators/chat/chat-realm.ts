@@ -2,6 +2,7 @@ import {
   EMAIL_VISIBILITY,
   ROLE_BY_NAME,
   type ChannelFolder,
+  type ChatChannel,
   type ChatCredentials,
   type ChatDraft,
   type ChatRoleName,
@@ -11,6 +12,7 @@ import {
   type EmailVisibility,
   type UserStatus,
 } from './chat-model.js';
+import { seedChannels } from './chat-seed-channels.js';
 import { seedChannelFolders, seedCustomEmoji, seedDrafts } from './chat-seed-content.js';
 import { CUSTOM_PROFILE_FIELDS, seedUsers } from './chat-seed-users.js';
 
@@ -27,6 +29,8 @@ export interface ChatRealm {
   readonly customEmoji: readonly CustomEmoji[];
   /** Replaced as a whole by the control interface (chat-control.ts). */
   channelFolders: readonly ChannelFolder[];
+  /** The channels (Zulip: streams); replaced as a whole by the control interface too. */
+  channels: readonly ChatChannel[];
   /** Statuses set through POST /users/{user_id}/status, by user id. */
   readonly statuses: Map<number, UserStatus>;
   userById(id: number): ChatUser | undefined;
@@ -75,6 +79,7 @@ export function createChatRealm(options: { host: string; featureLevel: number })
     drafts: seedDrafts(),
     customEmoji: seedCustomEmoji(),
     channelFolders: seedChannelFolders(),
+    channels: seedChannels(),
     statuses: new Map(),
     userById: (id) => byId.get(id),
     dummyEmail: (userId) => `user${userId}@${options.host}`,

@@ -6,13 +6,13 @@ import { createChatHandler } from './chat-handler.js';
 import type { ChatCredentials } from './chat-model.js';
 import { createChatRealm, type ChatRealm, type CredentialKind } from './chat-realm.js';
 
-/** The newest feature level the OpenAPI extract documents ("Zulip 13.0 (feature level 506)"). */
-export const NEWEST_FEATURE_LEVEL = 506;
+/** The newest feature level the OpenAPI extract documents ("Zulip 13.0 (feature level 507)"). */
+export const NEWEST_FEATURE_LEVEL = 507;
 
 export const DEFAULT_REALM_HOST = 'chat.example.test';
 
 export interface ChatSimulatorOptions {
-  /** The server's feature level; decides which endpoints and fields exist. Default 506. */
+  /** The server's feature level; decides which endpoints and fields exist. Default 507. */
   featureLevel?: number;
   /** The realm's host, used in dummy addresses `user{id}@{realmHost}` and bot addresses. */
   realmHost?: string;
@@ -40,7 +40,10 @@ export interface ChatSimulator extends SimServer {
    * authenticated (a 401 leaves the limit pending); POST /fetch_api_key is limited before.
    */
   rateLimitNext(seconds: number, times?: number): void;
-  /** Changes folders and sends the matching events (also over HTTP below /__sim/). */
+  /**
+   * Changes folders (sending the matching events) and channels, and counts a user's requests
+   * (also over HTTP below /__sim/).
+   */
   readonly control: ChatControl;
   /** The event queues registered through POST /register. */
   readonly events: EventQueues;
@@ -73,7 +76,13 @@ export function createChatSimulator(options: ChatSimulatorOptions = {}): ChatSim
     ...(options.eventQueueIdleMs === undefined ? {} : { idleTimeoutMs: options.eventQueueIdleMs }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
-  const control = createChatControl(realm, events, () => Date.now());
+  // The control counts requests the server below records; it reads them only when asked.
+  const control = createChatControl(
+    realm,
+    events,
+    () => Date.now(),
+    () => sim.requests,
+  );
   const sim = createSimServer(
     createChatHandler({
       realm,
@@ -122,4 +131,5 @@ export function createChatSimulator(options: ChatSimulatorOptions = {}): ChatSim
 
 export { toBasicAuth } from './chat-auth.js';
 export type { ChatRealm, CredentialKind } from './chat-realm.js';
-export type { ChatCredentials, ChatUser } from './chat-model.js';
+export type { ChatChannel, ChatCredentials, ChatUser } from './chat-model.js';
+export type { ChannelChange, NewChannel } from './chat-channel-control.js';
