@@ -79,7 +79,9 @@ const NEWLINE = 0x0a;
  * `"digest":"<digest>"` as that script looks for it (redis-shared-state.ts).
  */
 export function encodeEntry(entry: CacheEntry): Buffer {
-  const { body, encoded } = entry;
+  const { body } = entry;
+  const br = entry.encoded?.br;
+  const gzip = entry.encoded?.gzip;
   const header = {
     v: 3,
     storedAt: entry.storedAt,
@@ -89,13 +91,13 @@ export function encodeEntry(entry: CacheEntry): Buffer {
     contentType: entry.contentType,
     digest: entry.digest,
     length: body.length,
-    brLength: encoded?.br?.length ?? 0,
-    gzipLength: encoded?.gzip?.length ?? 0,
+    brLength: br?.length ?? 0,
+    gzipLength: gzip?.length ?? 0,
   } satisfies z.input<typeof EntryHeader>;
   const line = Buffer.from(`${JSON.stringify(header)}\n`);
   const parts = [line, body];
-  if (encoded?.br) parts.push(encoded.br);
-  if (encoded?.gzip) parts.push(encoded.gzip);
+  if (br) parts.push(br);
+  if (gzip) parts.push(gzip);
   return Buffer.concat(parts);
 }
 
@@ -108,28 +110,54 @@ export function encodeEntry(entry: CacheEntry): Buffer {
 export function decodeEntry(raw: Buffer, known?: EntryBodies): CacheEntry | undefined {
   const newline = raw.indexOf(NEWLINE);
   if (newline < 0) return undefined;
+  const header = readHeader(raw, newline);
+  if (header === undefined) return undefined;
+  // `v` is taken out so that it does not end up in the entry.
+  const { v: _version, length, brLength, gzipLength, ...rest } = header;
+  if (known !== undefined) return withKnownBodies(rest, length, known);
+  return withStoredBodies(rest, raw.subarray(newline + 1), length, brLength, gzipLength);
+}
+
+type EntryHeader = z.output<typeof EntryHeader>;
+/** The header's fields that the entry carries as they are. */
+type EntryFields = Omit<EntryHeader, 'v' | 'length' | 'brLength' | 'gzipLength'>;
+
+/** The header line before `newline`, or undefined when it is not JSON or not this version's. */
+function readHeader(raw: Buffer, newline: number): EntryHeader | undefined {
   let headerJson: unknown;
   try {
     headerJson = JSON.parse(raw.toString('utf8', 0, newline));
   } catch {
     return undefined;
   }
-  const header = parseWith(EntryHeader, headerJson, () => undefined);
-  if (header === undefined) return undefined;
-  const { v, length, brLength, gzipLength, ...rest } = header;
-  if (known !== undefined) {
-    if (known.identity.length !== length) return undefined;
-    return { ...rest, body: known.identity, ...(known.encoded ? { encoded: known.encoded } : {}) };
-  }
-  const bodies = raw.subarray(newline + 1);
+  return parseWith(EntryHeader, headerJson, () => undefined);
+}
+
+function withKnownBodies(
+  fields: EntryFields,
+  length: number,
+  known: EntryBodies,
+): CacheEntry | undefined {
+  if (known.identity.length !== length) return undefined;
+  return { ...fields, body: known.identity, ...(known.encoded ? { encoded: known.encoded } : {}) };
+}
+
+/** `bodies`: everything after the header line, which must be exactly the three bodies. */
+function withStoredBodies(
+  fields: EntryFields,
+  bodies: Buffer,
+  length: number,
+  brLength: number,
+  gzipLength: number,
+): CacheEntry | undefined {
   if (bodies.length !== length + brLength + gzipLength) return undefined;
   const body = bodies.subarray(0, length);
-  if (brLength === 0 && gzipLength === 0) return { ...rest, body };
+  if (brLength === 0 && gzipLength === 0) return { ...fields, body };
   const encoded = {
     ...(brLength > 0 ? { br: bodies.subarray(length, length + brLength) } : {}),
     ...(gzipLength > 0 ? { gzip: bodies.subarray(length + brLength) } : {}),
   };
-  return { ...rest, body, encoded };
+  return { ...fields, body, encoded };
 }
 
 /**

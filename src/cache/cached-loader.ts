@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { CacheWindows } from '../../config/load-config.js';
 import { isUpstreamFailure } from '../errors/upstream-failure.js';
-import { createLogThrottle } from '../logging/log-throttle.js';
+import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import { statusOf } from '../errors/to-problem.js';
 import type { CacheEntry, Representation } from './cache-entry.js';
-import { hitParams, type CacheOutcome } from './cache-status.js';
+import { hitParams, type CacheOutcome, type CacheStatus } from './cache-status.js';
 import type { CacheStore } from './cache-store.js';
 import type { MadeEncoding } from './encodings.js';
-import { createFleetLoad, type Loaded } from './fleet-load.js';
+import { createFleetLoad, type FleetLoad, type Loaded } from './fleet-load.js';
 import { createInstanceLoads } from './instance-loads.js';
 import { SOLO_FLIGHTS, type FlightClaim, type FlightCoordinator } from './flight-coordinator.js';
 
@@ -87,57 +87,23 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   const random = options.random ?? Math.random;
   const jitter = options.ttlJitterRatio ?? 0;
   const throttle = createLogThrottle(logger);
-  const fleetLoad = createFleetLoad({
-    store,
-    flights: options.flights ?? SOLO_FLIGHTS,
-    now,
-    ...(options.flightWaitMs ? { flightWaitMs: options.flightWaitMs } : {}),
-    onWaitExpired: (key, waitedMs) =>
-      throttle.warn(
-        'flight-wait',
-        { key, waitedMs },
-        "another instance's load of this key did not finish within the wait; loading here too",
-      ),
-  });
 
   /** Stores what this instance loaded, then releases its lock (another's store is left as it is). */
   async function storeLoaded(key: string, windows: CacheWindows, loaded: Loaded): Promise<void> {
     const { representation, flight, fromStore } = loaded;
     if (fromStore) return;
     const entry = toEntry(representation, windows, now(), 1 + jitter * (2 * random() - 1));
-    if (flight?.release) {
-      // Stored, released and announced in one call, so the waiters' reads find it.
-      await store.set(key, entry, flight.release);
-    } else {
-      try {
-        await store.set(key, entry);
-      } finally {
-        await flight?.done();
-      }
-    }
+    await storeAndRelease(store, key, entry, flight);
     options.onStored?.(key);
   }
 
-  /**
-   * Additions of compressed bodies under way, by entry and coding (settled() waits for them
-   * too). Concurrent hits that read the entry before the first addition was kept each made
-   * it known here; one write is enough.
-   */
-  const additions = new Map<string, Promise<void>>();
-  function keepEncoding(key: string, entry: CacheEntry, made: MadeEncoding): void {
-    const addition = `${made.coding} ${entry.digest} ${entry.storedAt} ${key}`;
-    if (additions.has(addition)) return;
-    const added = store
-      .addEncoding(key, entry, made)
-      .catch(() => undefined)
-      .finally(() => additions.delete(addition));
-    additions.set(addition, added);
-  }
+  const additions = createEncodingAdditions(store);
+  const { keepEncoding } = additions;
   const keeper = (key: string, entry: CacheEntry) => (made: MadeEncoding) =>
     keepEncoding(key, entry, made);
 
   const loads = createInstanceLoads({
-    fleetLoad,
+    fleetLoad: fleetLoadFor(options, now, throttle),
     store: storeLoaded,
     refreshFailed: (key, error) =>
       throttle.warn(
@@ -150,10 +116,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
   return {
     async get(key, windows, load, call = {}) {
       const cached = await answer(key, windows, load, call);
-      options.onRead?.(
-        key,
-        cached.cacheStatus === 'HIT' ? 'hit' : cached.cacheStatus === 'STALE' ? 'stale' : 'miss',
-      );
+      options.onRead?.(key, READ_RESULTS[cached.cacheStatus]);
       return cached;
     },
     async put(key, windows, representation) {
@@ -162,7 +125,7 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     },
     keepEncoding,
     async settled() {
-      await Promise.all([loads.settled(), ...additions.values()]);
+      await Promise.all([loads.settled(), ...additions.underWay()]);
     },
   };
 
@@ -183,13 +146,91 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     try {
       return miss(await loaded, collapsed);
     } catch (error) {
-      if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
-        (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
-        return { ...staleOnFailure(entry, statusOf(error.code)), keep: keeper(key, entry) };
-      }
-      throw error;
+      const stale = staleIfError(entry, t, error, key, keeper);
+      if (stale === undefined) throw error;
+      (call.log ?? logger).warn({ err: error, key }, 'upstream failed; serving a stale entry');
+      return stale;
     }
   }
+}
+
+/** The fleet's one load per key; a wait that ran out is warned of, throttled. */
+function fleetLoadFor(
+  options: CachedLoaderOptions,
+  now: () => number,
+  throttle: LogThrottle,
+): FleetLoad {
+  return createFleetLoad({
+    store: options.store,
+    flights: options.flights ?? SOLO_FLIGHTS,
+    now,
+    ...(options.flightWaitMs ? { flightWaitMs: options.flightWaitMs } : {}),
+    onWaitExpired: (key, waitedMs) =>
+      throttle.warn(
+        'flight-wait',
+        { key, waitedMs },
+        "another instance's load of this key did not finish within the wait; loading here too",
+      ),
+  });
+}
+
+/** Writes a loaded entry, then lets go of the load's lock, whether the write worked or not. */
+async function storeAndRelease(
+  store: CacheStore,
+  key: string,
+  entry: CacheEntry,
+  flight: Loaded['flight'],
+): Promise<void> {
+  if (flight?.release) {
+    // Stored, released and announced in one call, so the waiters' reads find it.
+    await store.set(key, entry, flight.release);
+    return;
+  }
+  try {
+    await store.set(key, entry);
+  } finally {
+    await flight?.done();
+  }
+}
+
+/**
+ * Additions of compressed bodies under way, by entry and coding (settled() waits for them
+ * too). Concurrent hits that read the entry before the first addition was kept each made
+ * it known here; one write is enough.
+ */
+function createEncodingAdditions(store: CacheStore) {
+  const additions = new Map<string, Promise<void>>();
+  function keepEncoding(key: string, entry: CacheEntry, made: MadeEncoding): void {
+    const addition = `${made.coding} ${entry.digest} ${entry.storedAt} ${key}`;
+    if (additions.has(addition)) return;
+    const added = store
+      .addEncoding(key, entry, made)
+      .catch(() => undefined)
+      .finally(() => additions.delete(addition));
+    additions.set(addition, added);
+  }
+  return { keepEncoding, underWay: () => additions.values() };
+}
+
+/** How each answer counts in the cache metrics (`onRead`). */
+const READ_RESULTS = {
+  HIT: 'hit',
+  STALE: 'stale',
+  MISS: 'miss',
+} as const satisfies Record<CacheStatus, 'hit' | 'miss' | 'stale'>;
+
+/** The answer from `entry` when its load failed upstream and it is inside its error window. */
+function staleIfError(
+  entry: CacheEntry | undefined,
+  t: number,
+  error: unknown,
+  key: string,
+  keeper: (key: string, entry: CacheEntry) => (made: MadeEncoding) => void,
+): Cached | undefined {
+  if (entry && t < entry.errorUntil && isUpstreamFailure(error)) {
+    return { ...staleOnFailure(entry, statusOf(error.code)), keep: keeper(key, entry) };
+  }
+  return undefined;
 }
 
 /* The four answers of a read (contract section 4: X-Cache and RFC 9211 Cache-Status). */

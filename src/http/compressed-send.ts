@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { compress } from '../cache/encodings.js';
+import { compress, type Coding } from '../cache/encodings.js';
 import { codedEtag, codingFor } from './compression.js';
 
 /**
@@ -18,35 +18,53 @@ import { codedEtag, codingFor } from './compression.js';
 export function compressSentBodies(response: Response): void {
   const send = response.send;
   response.send = function compressedSend(this: Response, body?: unknown): Response {
-    const req = this.req;
-    if (req.compression === undefined || (typeof body !== 'string' && !Buffer.isBuffer(body))) {
+    if (
+      this.req.compression === undefined ||
+      (typeof body !== 'string' && !Buffer.isBuffer(body))
+    ) {
       // Objects come back here as JSON text through `res.json`.
       return send.call(this, body);
     }
-    const type = this.get('Content-Type');
-    // What Express would make it: a string without a type is HTML, a Buffer octets.
-    const contentType =
-      type ?? (typeof body === 'string' ? 'text/html' : 'application/octet-stream');
-    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    const coding = codingFor(req, this, length, contentType);
-    if (coding === 'identity') return send.call(this, body);
-    const etag = this.get('ETag');
-    if (etag !== undefined) this.setHeader('ETag', codedEtag(etag, coding));
-    // Express answers a matching If-None-Match with 304, which carries no Content-Encoding.
-    if (req.fresh) return send.call(this, body);
-    if (typeof body === 'string') this.setHeader('Content-Type', utf8(contentType));
-    let bytes: Buffer;
-    try {
-      bytes = compress(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, coding);
-    } catch {
-      // zlib does not fail on a buffer; if it ever did, the body is still worth sending.
-      if (etag !== undefined) this.setHeader('ETag', etag);
-      return send.call(this, body);
-    }
-    this.setHeader('Content-Encoding', coding);
-    return send.call(this, bytes);
-    return this;
+    return sendNegotiated(this, send, body);
   };
+}
+
+type Send = Response['send'];
+
+/** Sends a string or Buffer body in the coding the request and the body call for. */
+function sendNegotiated(res: Response, send: Send, body: string | Buffer): Response {
+  const type = res.get('Content-Type');
+  // What Express would make it: a string without a type is HTML, a Buffer octets.
+  const contentType = type ?? (typeof body === 'string' ? 'text/html' : 'application/octet-stream');
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const coding = codingFor(res.req, res, length, contentType);
+  if (coding === 'identity') return send.call(res, body);
+  const etag = res.get('ETag');
+  if (etag !== undefined) res.setHeader('ETag', codedEtag(etag, coding));
+  // Express answers a matching If-None-Match with 304, which carries no Content-Encoding.
+  if (res.req.fresh) return send.call(res, body);
+  if (typeof body === 'string') res.setHeader('Content-Type', utf8(contentType));
+  return sendCompressed(res, send, body, coding, etag);
+}
+
+/** `etag`: the validator before it was marked with the coding, put back if compressing fails. */
+function sendCompressed(
+  res: Response,
+  send: Send,
+  body: string | Buffer,
+  coding: Coding,
+  etag: string | undefined,
+): Response {
+  let bytes: Buffer;
+  try {
+    bytes = compress(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, coding);
+  } catch {
+    // zlib does not fail on a buffer; if it ever did, the body is still worth sending.
+    if (etag !== undefined) res.setHeader('ETag', etag);
+    return send.call(res, body);
+  }
+  res.setHeader('Content-Encoding', coding);
+  return send.call(res, bytes);
 }
 
 /** The media type with `charset=utf-8`, as Express's `send` labels a string it encodes. */

@@ -27,21 +27,40 @@ export function chooseEncoding(header: string | undefined): ContentCoding {
   let gzip: number | undefined;
   let identity: number | undefined;
   let star: number | undefined;
-  const lowest = (known: number | undefined, q: number) =>
-    known === undefined ? q : Math.min(known, q);
   for (const element of header.split(',')) {
     const q = weightOf(element);
     if (q === undefined) continue;
-    const semicolon = element.indexOf(';');
-    const name = (semicolon < 0 ? element : element.slice(0, semicolon)).trim().toLowerCase();
+    const name = codingOf(element);
     if (name === 'br') br = lowest(br, q);
     else if (name === 'gzip' || name === 'x-gzip') gzip = lowest(gzip, q);
     else if (name === 'identity') identity = lowest(identity, q);
     else if (name === '*') star = lowest(star, q);
   }
-  const qBr = br ?? star ?? 0;
-  const qGzip = gzip ?? star ?? 0;
-  const qIdentity = identity ?? star ?? 1;
+  return preferredOf(br, gzip, identity, star);
+}
+
+/** From the listed weights: an unlisted coding gets the weight of `*`, else none (identity 1). */
+function preferredOf(
+  br: number | undefined,
+  gzip: number | undefined,
+  identity: number | undefined,
+  star: number | undefined,
+): ContentCoding {
+  return preferred(br ?? star ?? 0, gzip ?? star ?? 0, identity ?? star ?? 1);
+}
+
+/** The element's coding name, lower case, without its parameters. */
+function codingOf(element: string): string {
+  const semicolon = element.indexOf(';');
+  return (semicolon < 0 ? element : element.slice(0, semicolon)).trim().toLowerCase();
+}
+
+function lowest(known: number | undefined, q: number): number {
+  return known === undefined ? q : Math.min(known, q);
+}
+
+/** The coding of the highest weight; br or gzip only when their weight is above 0. */
+function preferred(qBr: number, qGzip: number, qIdentity: number): ContentCoding {
   // Ties go to the first of br, gzip, identity: strictly greater weights only move it on.
   if (qBr > 0 && qBr >= qGzip && qBr >= qIdentity) return 'br';
   if (qGzip > 0 && qGzip >= qIdentity) return 'gzip';

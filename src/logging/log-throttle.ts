@@ -18,13 +18,18 @@ export interface LogThrottle {
 /** Kinds remembered before those with nothing left to report are swept. */
 const SWEEP_AT_KINDS = 1000;
 
+interface KindState {
+  loggedAt: number;
+  suppressed: number;
+}
+
 export function createLogThrottle(
   logger: Logger,
   options: { windowMs?: number; now?: () => number } = {},
 ): LogThrottle {
   const windowMs = options.windowMs ?? 10_000;
   const now = options.now ?? Date.now;
-  const kinds = new Map<string, { loggedAt: number; suppressed: number }>();
+  const kinds = new Map<string, KindState>();
   const log =
     (level: 'warn' | 'info') =>
     (kind: string, fields: Record<string, unknown>, message: string, via?: Logger) => {
@@ -36,12 +41,15 @@ export function createLogThrottle(
       }
       const suppressed = state?.suppressed ?? 0;
       kinds.set(kind, { loggedAt: t, suppressed: 0 });
-      if (kinds.size > SWEEP_AT_KINDS) {
-        for (const [name, seen] of kinds) {
-          if (seen.suppressed === 0 && t - seen.loggedAt >= windowMs) kinds.delete(name);
-        }
-      }
+      if (kinds.size > SWEEP_AT_KINDS) forgetQuiet(kinds, t, windowMs);
       (via ?? logger)[level](suppressed > 0 ? { ...fields, suppressed } : fields, message);
     };
   return { warn: log('warn'), info: log('info'), kinds: () => kinds.size };
+}
+
+/** Forgets the kinds whose window has passed with nothing suppressed: nothing left to report. */
+function forgetQuiet(kinds: Map<string, KindState>, t: number, windowMs: number): void {
+  for (const [name, seen] of kinds) {
+    if (seen.suppressed === 0 && t - seen.loggedAt >= windowMs) kinds.delete(name);
+  }
 }

@@ -20,25 +20,46 @@ function serialize(error: unknown, seen: Set<object>, depth: number): unknown {
   if (seen.has(error)) return '[circular]';
   if (depth > MAX_DEPTH) return '[too deep]';
   seen.add(error);
+  // The line's fields in the order it reads: type, name, message, own fields, code, stack, causes.
   const line: Record<string, unknown> = {};
-  if (error instanceof Error) {
-    line['type'] = error.constructor.name;
-    if (error.name !== line['type']) line['name'] = error.name;
-    line['message'] = error.message;
-  }
+  if (error instanceof Error) addHeadline(line, error);
+  addOwnFields(line, error);
+  addCodeAndStack(line, error);
+  addNested(line, error, seen, depth + 1);
+  return line;
+}
+
+function addHeadline(line: Record<string, unknown>, error: Error): void {
+  line['type'] = error.constructor.name;
+  if (error.name !== line['type']) line['name'] = error.name;
+  line['message'] = error.message;
+}
+
+function addOwnFields(line: Record<string, unknown>, error: object): void {
   for (const [key, value] of Object.entries(error)) {
     if (key === 'cause' || key === 'errors' || typeof value === 'function') continue;
     line[key] = key === 'command' ? commandName(value) : value;
   }
+}
+
+function addCodeAndStack(line: Record<string, unknown>, error: object): void {
   const code = (error as { code?: unknown }).code;
   if (code !== undefined) line['code'] = code;
   if (error instanceof Error && error.stack !== undefined) line['stack'] = error.stack;
+}
+
+/** The cause and an AggregateError's errors, serialised the same way one level down. */
+function addNested(
+  line: Record<string, unknown>,
+  error: object,
+  seen: Set<object>,
+  depth: number,
+): void {
   const { cause } = error as { cause?: unknown };
-  if (cause !== undefined) line['cause'] = serialize(cause, seen, depth + 1);
+  if (cause !== undefined) line['cause'] = serialize(cause, seen, depth);
   if (error instanceof AggregateError) {
-    line['errors'] = error.errors.map((inner) => serialize(inner, seen, depth + 1));
+    line['errors'] = error.errors.map((inner) => serialize(inner, seen, depth));
   }
-  return line;
 }
 
 function commandName(command: unknown): unknown {

@@ -45,7 +45,7 @@ export class PlainHistogram<const Names extends readonly string[]> {
       this.#labelNames.forEach((name, i) => (labels[name] = values[i]!));
       series = {
         labels,
-        counts: new Array<number>(this.#bounds.length + 1).fill(0),
+        counts: Array.from({ length: this.#bounds.length + 1 }, () => 0),
         sum: 0,
         count: 0,
       };

@@ -20,14 +20,27 @@ export function createRouteTemplates(templates: readonly string[], site: boolean
     .filter((t) => t.includes('{'))
     .map((t): [RegExp, string] => [new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`), t]);
   return (url) => {
-    const question = url.indexOf('?');
-    const raw = question < 0 ? url : url.slice(0, question);
+    const raw = withoutQuery(url);
     // The common case, a route as written, costs one lookup.
     if (exact.has(raw)) return raw;
-    let path = raw.toLowerCase();
-    if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
+    const path = normalisedPath(raw);
     if (exact.has(path)) return path;
     for (const [pattern, template] of patterns) if (pattern.test(path)) return template;
-    return site && !path.startsWith('/api/') && path !== '/api' ? STATIC_ROUTE : UNMATCHED;
+    return site && !isApiPath(path) ? STATIC_ROUTE : UNMATCHED;
   };
+}
+
+function withoutQuery(url: string): string {
+  const question = url.indexOf('?');
+  return question < 0 ? url : url.slice(0, question);
+}
+
+/** The path as Express matches it: lower case, one trailing slash dropped. */
+function normalisedPath(raw: string): string {
+  const path = raw.toLowerCase();
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+function isApiPath(path: string): boolean {
+  return path.startsWith('/api/') || path === '/api';
 }

@@ -88,11 +88,7 @@ const HEARTBEAT = Buffer.from(':\n\n');
  */
 export const HEARTBEAT_SLICE = 256;
 
-/**
- * The open streams of an instance, what was sent to them and why they ended. Heartbeats and
- * session checks run on one timer each for all streams, and only while any is open.
- */
-export function createStreamSet(options: {
+export interface StreamSetOptions {
   /** A stream whose unsent bytes pass this is dropped: a reader that stopped reading. */
   maxUnsentBytes: number;
   heartbeatMs: number;
@@ -103,51 +99,35 @@ export function createStreamSet(options: {
   /** Where a stop's spread of stream ends comes from (default Math.random). */
   random?: () => number;
   logger: Logger;
-}): StreamSet {
+}
+
+/**
+ * The open streams of an instance, what was sent to them and why they ended. Heartbeats and
+ * session checks run on one timer each for all streams, and only while any is open.
+ */
+export function createStreamSet(options: StreamSetOptions): StreamSet {
   const streams = new Set<Stream>();
   const random = options.random ?? Math.random;
   /** Open streams per client, for EVENTS_MAX_STREAMS_PER_CLIENT; a client with none has no entry. */
   const held = new Map<string, number>();
-  const refused = Object.fromEntries(STREAM_REFUSALS.map((r) => [r, 0])) as Record<
-    StreamRefusal,
-    number
-  >;
-  const sent: Record<string, number> = { [EVENT]: 0 };
-  const closed = Object.fromEntries(STREAM_CLOSE_REASONS.map((r) => [r, 0])) as Record<
-    StreamCloseReason,
-    number
-  >;
+  const counts = zeroCounts();
   const { sessionsAlive } = options;
   const checkSessions = sessionsAlive
     ? createSessionCheck(streams, sessionsAlive, close, options.logger)
     : undefined;
 
-  let heartbeat: NodeJS.Timeout | undefined;
-  let sessionCheck: NodeJS.Timeout | undefined;
-  function beat(): void {
-    const idleSince = Date.now() - options.heartbeatMs / 2;
-    heartbeatInSlices(
-      [...streams].filter((stream) => stream.lastWrite <= idleSince),
-      write,
-    );
-  }
+  const beat = () => heartbeatInSlices(idleStreams(streams, options.heartbeatMs), write);
+  const timers = createTimers(beat, options.heartbeatMs, checkSessions, options.sessionCheckMs);
 
   function close(stream: Stream, reason: StreamCloseReason): void {
     if (stream.closed) return;
     stream.closed = true;
     streams.delete(stream);
-    closed[reason] += 1;
-    if (stream.client !== undefined) {
-      const left = (held.get(stream.client) ?? 1) - 1;
-      if (left > 0) held.set(stream.client, left);
-      else held.delete(stream.client);
-    }
+    counts.closed[reason] += 1;
+    if (stream.client !== undefined) release(held, stream.client);
     if (reason === 'slow' || reason === 'error') stream.res.destroy();
     else stream.res.end();
-    if (streams.size > 0) return;
-    clearInterval(heartbeat);
-    clearInterval(sessionCheck);
-    heartbeat = sessionCheck = undefined;
+    if (streams.size === 0) timers.stop();
   }
 
   function write(stream: Stream, bytes: Buffer): void {
@@ -162,21 +142,10 @@ export function createStreamSet(options: {
 
   return {
     add(res, variant, session, version, client) {
-      const stream: Stream = {
-        res,
-        variant,
-        session,
-        client,
-        version,
-        lastWrite: Date.now(),
-        closed: false,
-      };
+      const stream = openStream(res, variant, session, version, client);
       streams.add(stream);
       if (client !== undefined) held.set(client, (held.get(client) ?? 0) + 1);
-      heartbeat ??= setInterval(beat, options.heartbeatMs).unref();
-      if (checkSessions) {
-        sessionCheck ??= setInterval(() => void checkSessions(), options.sessionCheckMs).unref();
-      }
+      timers.start();
       res.once('close', () => close(stream, 'client'));
       res.on('error', () => close(stream, 'error'));
       return stream;
@@ -187,18 +156,19 @@ export function createStreamSet(options: {
       write(stream, event);
       if (stream.closed) return;
       stream.version = version;
-      sent[EVENT]! += 1;
+      counts.sent[EVENT]! += 1;
     },
     close,
     closeAll(reason) {
-      for (const stream of [...streams]) close(stream, reason);
+      // A copy: each close takes its stream out of the set.
+      for (const stream of Array.from(streams)) close(stream, reason);
     },
     closeSpread(withinMs, reason) {
       return spreadOver([...streams], withinMs, random, (stream) => close(stream, reason));
     },
     heldBy: (client) => held.get(client) ?? 0,
     refuse(refusal) {
-      refused[refusal] += 1;
+      counts.refused[refusal] += 1;
     },
     *following(variant) {
       for (const stream of streams) if (stream.variant === variant) yield stream;
@@ -210,12 +180,83 @@ export function createStreamSet(options: {
     get size() {
       return streams.size;
     },
-    status: () => ({
-      open: streams.size,
-      sent: { ...sent },
-      closed: { ...closed },
-      refused: { ...refused },
-    }),
+    status: () => statusOf(streams.size, counts),
+  };
+}
+
+/** What `status()` reports besides the open streams, as the set counts it. */
+interface Counts {
+  sent: Record<string, number>;
+  closed: Record<StreamCloseReason, number>;
+  refused: Record<StreamRefusal, number>;
+}
+
+function zeroCounts(): Counts {
+  return {
+    sent: { [EVENT]: 0 },
+    closed: zeroes(STREAM_CLOSE_REASONS),
+    refused: zeroes(STREAM_REFUSALS),
+  };
+}
+
+function zeroes<K extends string>(keys: readonly K[]): Record<K, number> {
+  return Object.fromEntries(keys.map((k) => [k, 0])) as Record<K, number>;
+}
+
+/** A copy: the counts go on counting after the scrape that read them. */
+function statusOf(open: number, counts: Counts): EventHubStatus {
+  return {
+    open,
+    sent: { ...counts.sent },
+    closed: { ...counts.closed },
+    refused: { ...counts.refused },
+  };
+}
+
+function openStream(
+  res: ServerResponse,
+  variant: FolderVariant,
+  session: string | undefined,
+  version: string | undefined,
+  client: string | undefined,
+): Stream {
+  return { res, variant, session, client, version, lastWrite: Date.now(), closed: false };
+}
+
+/** Takes one stream off `client`'s count; a client with none left has no entry. */
+function release(held: Map<string, number>, client: string): void {
+  const left = (held.get(client) ?? 1) - 1;
+  if (left > 0) held.set(client, left);
+  else held.delete(client);
+}
+
+/** The streams nothing was written to for half a beat: the ones a heartbeat is due to. */
+function idleStreams(streams: ReadonlySet<Stream>, heartbeatMs: number): Stream[] {
+  const idleSince = Date.now() - heartbeatMs / 2;
+  return [...streams].filter((stream) => stream.lastWrite <= idleSince);
+}
+
+/** The heartbeat and session-check timers, one each for all streams: started by the first. */
+function createTimers(
+  beat: () => void,
+  heartbeatMs: number,
+  checkSessions: (() => Promise<void>) | undefined,
+  sessionCheckMs: number,
+): { start(): void; stop(): void } {
+  let heartbeat: NodeJS.Timeout | undefined;
+  let sessionCheck: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      heartbeat ??= setInterval(beat, heartbeatMs).unref();
+      if (checkSessions) {
+        sessionCheck ??= setInterval(() => void checkSessions(), sessionCheckMs).unref();
+      }
+    },
+    stop() {
+      clearInterval(heartbeat);
+      clearInterval(sessionCheck);
+      heartbeat = sessionCheck = undefined;
+    },
   };
 }
 
