@@ -16,7 +16,8 @@ interface UpstreamFailure {
 /**
  * The one definition of "an upstream failed" (as opposed to: it refused the caller's input, or
  * the gateway itself failed), for errors whose source is an upstream. How an upstream's answer
- * becomes one of these codes is upstreams/http/status-errors.ts's and each client's.
+ * becomes one of these codes is the table in upstreams/upstream-failures.ts; each code's breaker
+ * effect and metrics outcome are here, below the cache, which reads them too.
  */
 const UPSTREAM_FAILURES: Partial<Record<ErrorCode, UpstreamFailure>> = {
   UPSTREAM_UNAVAILABLE: { breaker: 'fault', outcome: 'unavailable' },

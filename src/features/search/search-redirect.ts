@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../../errors/app-error.js';
-import { rateLimitedBy } from '../../upstreams/http/status-errors.js';
 import type { Upstream } from '../../upstreams/http/upstream.js';
+import { toUpstreamError } from '../../upstreams/to-upstream-error.js';
 import type { LinkSigner } from './link-signature.js';
 
 /** Browser headers worth passing to a click tracker; cookies and credentials never travel. */
@@ -46,29 +45,15 @@ export function createSearchRedirect(options: {
           response.writeHead(status, { Location: location, 'Cache-Control': 'no-store' }).end();
           return undefined;
         }
-        return redirectError(status, upstream.headers['retry-after'], options.retryAfterMaxSeconds);
+        // Every other answer is a failure, mapped with the search's others (upstream-failures.ts).
+        return toUpstreamError({
+          source: 'search',
+          operation: 'redirect',
+          status,
+          headers: upstream.headers,
+          retryAfterMaxSeconds: options.retryAfterMaxSeconds,
+        });
       },
     });
   };
-}
-
-function redirectError(
-  status: number,
-  retryAfter: string | undefined,
-  retryAfterMaxSeconds: number,
-): AppError {
-  if (status === 429) return rateLimitedBy('search', retryAfter, retryAfterMaxSeconds);
-  if (status >= 400 && status < 500) {
-    // The query string is the browser's own, forwarded untouched: a rejection is about the link.
-    return new AppError(
-      'BAD_REQUEST',
-      `The search service rejected this redirect link (HTTP ${status}).`,
-      { source: 'search' },
-    );
-  }
-  return new AppError(
-    'UPSTREAM_ERROR',
-    `The search service answered the redirect with HTTP ${status}.`,
-    { source: 'search' },
-  );
 }

@@ -1,10 +1,4 @@
-import type { z } from 'zod';
-import type { AppError } from '../../errors/app-error.js';
-import { parseWith } from '../../errors/parse-with.js';
-import type { SecretScrubber } from '../../security/scrub-secrets.js';
-import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
-import type { Upstream } from '../http/upstream.js';
-import { EventQueueLost, toChatError, type ChatOperation } from './chat-errors.js';
+import { callChat, type Call, type ChatClientOptions, type ChatCredentials } from './chat-call.js';
 import {
   ApiKeyResponse,
   ChannelFoldersResponse,
@@ -16,33 +10,15 @@ import {
   EventsResponse,
   RegisterResponse,
   type RegisterResponse as RegisterResponseType,
+  StreamsResponse,
   type ChannelFolder,
   type Draft,
+  type Stream,
   type User,
 } from './chat-schemas.js';
 
-/** Whose rights a chat call uses: the service account or a logged-in user (HTTP Basic). */
-export interface ChatCredentials {
-  email: string;
-  apiKey: string;
-}
-
-export interface ChatClientOptions {
-  upstream: Upstream;
-  /** Reads: retried once within it. */
-  deadlineMs: number;
-  /** Writes and logins: never retried. */
-  writeDeadlineMs: number;
-  /** Upper bound of a passed-on Retry-After. */
-  retryAfterMaxSeconds: number;
-  /** UPSTREAM_MAX_JSON_DEPTH. */
-  maxJsonDepth: number;
-  /**
-   * Removes the gateway's configured secrets from the server's text, and those of the call
-   * that produced it (its key, its Basic value, a login password).
-   */
-  scrub: SecretScrubber;
-}
+export { refusedCredentialsOf } from './chat-call.js';
+export type { ChatClientOptions, ChatCredentials } from './chat-call.js';
 
 export interface ChatCall {
   credentials: ChatCredentials;
@@ -59,6 +35,14 @@ export interface StatusUpdate {
 export interface ChatClient {
   getDrafts(call: ChatCall): Promise<{ count: number; drafts: Draft[] }>;
   getChannelFolders(call: ChatCall, includeArchived: boolean): Promise<ChannelFolder[]>;
+  /**
+   * GET /streams (get-streams): the channels the credentials can see, as the server sent them.
+   * `exclude_archived` goes out either way (`false` with `includeArchived`). It is new in Zulip
+   * 10.0 (feature level 315): an older server ignores it, names it in
+   * `ignored_parameters_unsupported`, and answers without `is_archived` (read as false). A
+   * caller that wants archived channels out therefore filters on `is_archived` itself too.
+   */
+  getStreams(call: ChatCall, options: { includeArchived: boolean }): Promise<Stream[]>;
   getUserByEmail(
     call: ChatCall,
     email: string,
@@ -88,17 +72,6 @@ export interface ChatClient {
   deleteQueue(call: ChatCall, queueId: string): Promise<void>;
 }
 
-/**
- * Which credentials a 401 refused. A WeakMap, not a field: the error travels to logs, and
- * credentials must not travel with it. Callers that share a load (single flight) can tell a
- * refusal of their own credentials from someone else's.
- */
-const refused = new WeakMap<AppError, ChatCredentials>();
-
-export function refusedCredentialsOf(error: AppError): ChatCredentials | undefined {
-  return refused.get(error);
-}
-
 const SuccessOnly = ChatEnvelope.refine(
   (body) => body.result === 'success',
   'result must be success',
@@ -114,106 +87,23 @@ function query(params: Record<string, boolean | undefined>): string {
     : `?${new URLSearchParams(pairs.map(([k, v]): [string, string] => [k, String(v)])).toString()}`;
 }
 
-/** The queue id of a BAD_EVENT_QUEUE_ID answer, else undefined. */
-function queueLost(body: Buffer): string | undefined {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { code?: unknown; queue_id?: unknown };
-    if (parsed.code !== 'BAD_EVENT_QUEUE_ID') return undefined;
-    return typeof parsed.queue_id === 'string' ? parsed.queue_id : '';
-  } catch {
-    return undefined;
-  }
-}
-
-/** The chat server's REST API below CHAT_BASE_URL (chat document section 4). */
-const CHAT_API = '/api/v1';
-
-/** Who a call is made as, and the request it serves. */
-interface ChatCaller {
-  credentials: ChatCredentials | undefined;
-  requestId: string;
-}
-
-interface ChatRequest {
-  method: 'GET' | 'POST' | 'DELETE';
-  path: string;
-  form?: URLSearchParams;
-  /** A long-poll: its own deadline, no retry, outside the breaker. */
-  longPoll?: { timeoutMs: number; signal: AbortSignal };
-  /** Secrets the request carries besides its credentials (a login password). */
-  secrets?: readonly string[];
-}
-
-/** One call as `caller`; a non-success answer becomes the contract's error (chat-errors.ts). */
-function callChat<S extends z.ZodType>(
-  options: ChatClientOptions,
-  operation: ChatOperation,
-  { credentials, requestId }: ChatCaller,
-  request: ChatRequest,
-  schema: S,
-): Promise<z.output<S>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  const basic = credentials
-    ? Buffer.from(`${credentials.email}:${credentials.apiKey}`).toString('base64')
-    : undefined;
-  if (basic !== undefined) headers['authorization'] = `Basic ${basic}`;
-  // Everything secret this call sent, in the forms the scrubber knows: a server's error may
-  // echo the key or the whole Authorization header (contract section 1).
-  const sent = [credentials?.apiKey, basic, ...(request.secrets ?? [])];
-  if (request.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-  // Only GETs are idempotent here; the status update, the emoji deletion and the login
-  // POST are sent once (a retried deletion could report 404 for its own success).
-  const read = request.method === 'GET';
-  return options.upstream.call({
-    operation,
-    method: request.method,
-    path: `${CHAT_API}${request.path}`,
-    headers,
-    ...(request.form ? { body: request.form.toString() } : {}),
-    requestId,
-    deadlineMs: request.longPoll
-      ? request.longPoll.timeoutMs
-      : read
-        ? options.deadlineMs
-        : options.writeDeadlineMs,
-    retry: read && !request.longPoll,
-    ...(request.longPoll ? { longPoll: true, signal: request.longPoll.signal } : {}),
-    accept(response) {
-      if (response.status === 400 && operation === 'events') {
-        const lost = queueLost(response.body);
-        if (lost !== undefined) throw new EventQueueLost(lost);
-      }
-      if (response.status !== 200) {
-        const error = toChatError(response, operation, {
-          retryAfterMaxSeconds: options.retryAfterMaxSeconds,
-          scrub: (text) => options.scrub(text, sent),
-        });
-        if (error.code === 'UPSTREAM_AUTH_FAILED' && credentials) refused.set(error, credentials);
-        throw error;
-      }
-      return parseWith(schema, parseJsonBody(response, 'chat', options.maxJsonDepth), (error) => {
-        throw schemaBreach(
-          'chat',
-          'The chat server sent a response that breaks its schema.',
-          error,
-        );
-      });
-    },
-  });
-}
-
 /**
  * Talks to `{CHAT_BASE_URL}/api/v1` (chat document section 4). Path parameters are encoded as
  * one segment each, so no input can change the upstream path. Writes are never retried.
  */
 export function createChatClient(options: ChatClientOptions): ChatClient {
-  const call = <S extends z.ZodType>(
-    operation: ChatOperation,
-    caller: ChatCaller,
-    request: ChatRequest,
-    schema: S,
-  ) => callChat(options, operation, caller, request, schema);
+  const call: Call = (operation, caller, request, schema) =>
+    callChat(options, operation, caller, request, schema);
+  return { ...chatReads(call), ...chatWrites(call), ...eventQueue(call) };
+}
 
+/** The reads: GETs, retried once within the read deadline. */
+function chatReads(
+  call: Call,
+): Pick<
+  ChatClient,
+  'getDrafts' | 'getChannelFolders' | 'getStreams' | 'getUserByEmail' | 'getOwnUser'
+> {
   return {
     async getDrafts(c) {
       const { count, drafts } = await call(
@@ -229,6 +119,10 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       return (await call('channel-folders', c, { method: 'GET', path }, ChannelFoldersResponse))
         .channel_folders;
     },
+    async getStreams(c, { includeArchived }) {
+      const path = `/streams${query({ exclude_archived: !includeArchived })}`;
+      return (await call('streams', c, { method: 'GET', path }, StreamsResponse)).streams;
+    },
     async getUserByEmail(c, email, o) {
       const path = `/users/${encodeURIComponent(email)}${query({
         client_gravatar: o.clientGravatar,
@@ -236,6 +130,15 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       })}`;
       return (await call('user', c, { method: 'GET', path }, UserResponse)).user;
     },
+    getOwnUser: (c) => call('me', c, { method: 'GET', path: '/users/me' }, OwnUser),
+  };
+}
+
+/** The writes and the login: sent once. */
+function chatWrites(
+  call: Call,
+): Pick<ChatClient, 'updateUserStatus' | 'deactivateEmoji' | 'fetchApiKey'> {
+  return {
     async updateUserStatus(c, userId, update) {
       const form = new URLSearchParams(
         Object.entries(update).filter((entry): entry is [string, string] => entry[1] !== undefined),
@@ -257,7 +160,20 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       );
       return { email: result.email, apiKey: result.api_key };
     },
-    getOwnUser: (c) => call('me', c, { method: 'GET', path: '/users/me' }, OwnUser),
+    async deactivateEmoji(c, emojiName) {
+      await call(
+        'emoji',
+        c,
+        { method: 'DELETE', path: `/realm/emoji/${encodeURIComponent(emojiName)}` },
+        SuccessOnly,
+      );
+    },
+  };
+}
+
+/** The event queue: register, the long-poll, and the deletion. */
+function eventQueue(call: Call): Pick<ChatClient, 'registerQueue' | 'getEvents' | 'deleteQueue'> {
+  return {
     registerQueue: (c, input) =>
       call(
         'register',
@@ -284,14 +200,6 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     async deleteQueue(c, queueId) {
       const form = new URLSearchParams({ queue_id: queueId });
       await call('delete-queue', c, { method: 'DELETE', path: '/events', form }, SuccessOnly);
-    },
-    async deactivateEmoji(c, emojiName) {
-      await call(
-        'emoji',
-        c,
-        { method: 'DELETE', path: `/realm/emoji/${encodeURIComponent(emojiName)}` },
-        SuccessOnly,
-      );
     },
   };
 }

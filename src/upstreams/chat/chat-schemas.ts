@@ -36,6 +36,25 @@ export type ChannelFolder = z.infer<typeof ChannelFolder>;
 
 export const ChannelFoldersResponse = z.looseObject({ channel_folders: z.array(ChannelFolder) });
 
+/**
+ * A channel of GET /streams (zulip-openapi.yaml, get-streams; BasicChannelBase): the fields the
+ * gateway reads, the rest passed through.
+ */
+export const Stream = z.looseObject({
+  stream_id: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  invite_only: z.boolean(),
+  /**
+   * Required by the document, but new in Zulip 10.0 (feature level 315): older servers leave
+   * it out, and never list archived channels, so its absence means "not archived".
+   */
+  is_archived: z.boolean().default(false),
+});
+export type Stream = z.infer<typeof Stream>;
+
+export const StreamsResponse = z.looseObject({ streams: z.array(Stream) });
+
 /** POST /register (zulip-openapi.yaml): the queue, where to start, and the folder snapshot. */
 export const RegisterResponse = z.looseObject({
   queue_id: z.string().min(1),
@@ -79,6 +98,7 @@ export const ChatEnvelope = z.looseObject({
   msg: z.string(),
   code: z.string().optional(),
 });
+export type ChatEnvelope = z.infer<typeof ChatEnvelope>;
 
 /** POST /fetch_api_key (Zulip OpenAPI): the user's API key and the email to use with it. */
 export const ApiKeyResponse = z.looseObject({

@@ -1,17 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
+import { AppError } from '../../errors/app-error.js';
 import { outgoingTraceHeaders } from '../../observability/trace-context.js';
-import { toTransportError, type UpstreamSource } from './transport-errors.js';
+import { isRetryable, toUpstreamError } from '../to-upstream-error.js';
+import type { UpstreamSource } from '../upstream-failures.js';
 import type { UpstreamCall, UpstreamResponse } from './upstream-call.js';
 
-const RETRYABLE_STATUS = new Set([502, 503, 504]);
 const RETRY_PAUSE_MS = { min: 25, max: 100 };
 /** A retry is only worth it with this much of the deadline left after the pause. */
 const RETRY_MIN_LEFT_MS = 250;
 
 export interface JsonTransport {
-  /** Sends the call within its deadline, retried once when it may be; failures mapped. */
-  send(call: UpstreamCall<unknown>): Promise<UpstreamResponse>;
+  /**
+   * Sends the call within its deadline and accepts its answer, retried once when it may be;
+   * failures mapped (to-upstream-error.ts).
+   */
+  send<T>(call: UpstreamCall<T>): Promise<T>;
   /** Waits for calls under way, or with `force` destroys them. */
   close(force: boolean): Promise<void>;
 }
@@ -82,14 +86,15 @@ export function createJsonTransport(options: {
 
 /**
  * One deadline for the whole call, retry and body included (the browser's wait is bounded);
- * idempotent reads retried once on a refused or reset connection or a 502/503/504, after a
- * jittered pause, when enough of the deadline is left.
+ * idempotent reads retried once, after a jittered pause when enough of the deadline is left,
+ * on a failure whose row in upstream-failures.ts allows it (a refused or reset connection, a
+ * 502/503/504).
  */
-async function sendWithRetry(
-  call: UpstreamCall<unknown>,
+async function sendWithRetry<T>(
+  call: UpstreamCall<T>,
   source: UpstreamSource,
   sendOnce: (signal: AbortSignal) => Promise<UpstreamResponse>,
-): Promise<UpstreamResponse> {
+): Promise<T> {
   const signal = call.signal
     ? AbortSignal.any([AbortSignal.timeout(call.deadlineMs), call.signal])
     : AbortSignal.timeout(call.deadlineMs);
@@ -100,19 +105,43 @@ async function sendWithRetry(
     return left >= Math.min(RETRY_MIN_LEFT_MS, call.deadlineMs / 2) ? pause : undefined;
   };
   for (let n = 0; ; n += 1) {
-    const mayRetry = call.retry === true && n === 0;
-    let response: UpstreamResponse;
-    try {
-      response = await sendOnce(signal);
-    } catch (error) {
-      const failure = toTransportError(error, source, call.deadlineMs, signal.aborted);
-      const pause = mayRetry && failure.code === 'UPSTREAM_UNAVAILABLE' ? retryPause() : undefined;
-      if (pause === undefined) throw failure;
-      await sleep(pause);
-      continue;
-    }
-    const pause = mayRetry && RETRYABLE_STATUS.has(response.status) ? retryPause() : undefined;
-    if (pause === undefined) return response;
+    const outcome = await attempt(call, source, signal, sendOnce);
+    if (!(outcome instanceof AppError)) return outcome.value;
+    const mayRetry = call.retry === true && n === 0 && isRetryable(outcome);
+    const pause = mayRetry ? retryPause() : undefined;
+    if (pause === undefined) throw outcome;
     await sleep(pause);
+  }
+}
+
+/**
+ * One exchange: the accepted value, or the contract's error for the failure, whether no answer
+ * came or `accept` refused the one that did. Anything else `accept` throws is a bug, not an
+ * upstream failure, and goes on as it is.
+ */
+async function attempt<T>(
+  call: UpstreamCall<T>,
+  source: UpstreamSource,
+  signal: AbortSignal,
+  sendOnce: (signal: AbortSignal) => Promise<UpstreamResponse>,
+): Promise<{ value: T } | AppError> {
+  let response: UpstreamResponse;
+  try {
+    response = await sendOnce(signal);
+  } catch (error) {
+    const { operation, deadlineMs } = call;
+    return toUpstreamError({
+      source,
+      operation,
+      error,
+      deadlineMs,
+      deadlinePassed: signal.aborted,
+    });
+  }
+  try {
+    return { value: call.accept(response) };
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
   }
 }

@@ -12,7 +12,8 @@ import {
   outgoingTraceHeaders,
   traceHeadersFromSdk,
 } from '../../observability/trace-context.js';
-import { toTransportError, type UpstreamSource } from './transport-errors.js';
+import { toUpstreamError } from '../to-upstream-error.js';
+import type { UpstreamSource } from '../upstream-failures.js';
 import type { ProxyCall } from './upstream-call.js';
 
 class ProxyDeadline extends Error {}
@@ -90,10 +91,11 @@ export function createProxyTransport(options: {
           // A browser that left is nobody's failure: there is no one to answer.
           else if (res.destroyed) resolve();
           else if (error instanceof AppError) reject(error);
-          else
-            reject(
-              toTransportError(error, source, call.deadlineMs, error instanceof ProxyDeadline),
-            );
+          else {
+            const { operation, deadlineMs } = call;
+            const deadlinePassed = error instanceof ProxyDeadline;
+            reject(toUpstreamError({ source, operation, error, deadlineMs, deadlinePassed }));
+          }
         },
       };
       // A hard deadline over connect, headers and all: an upstream dribbling its headers is

@@ -1,59 +1,26 @@
 import { errors } from 'undici';
-import { AppError, type ErrorSource } from '../../errors/app-error.js';
+import { AppError } from '../../errors/app-error.js';
+import { SERVICE_NAME, type NoAnswer, type UpstreamSource } from '../upstream-failures.js';
 import { nestsDeeperThan } from './json-depth.js';
-
-export type UpstreamSource = Exclude<ErrorSource, 'gateway'>;
-
-/** How error details name each upstream: never by URL, which may carry credentials. */
-export const SERVICE_NAME: Record<UpstreamSource, string> = {
-  chat: 'The chat service',
-  search: 'The search service',
-};
 
 /** The gateway's own shortage (descriptors, memory): not a sign that the upstream is unwell. */
 const LOCAL_RESOURCE_CODES = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'ENOBUFS', 'EADDRNOTAVAIL']);
 
 /**
- * The one mapping of a failed exchange (nothing usable came back) to the contract's error:
- * past the deadline is 504, an oversized body or a refused, reset or unreachable upstream is
- * 502 (section 3), and a local resource shortage is the gateway's own 503.
+ * Why a call got no answer, from what the transport threw: past the deadline, an oversized
+ * body, a refused, reset or unreachable upstream, or a local resource shortage. Their errors
+ * are upstream-failures.ts's rows.
  */
-export function toTransportError(
-  error: unknown,
-  source: UpstreamSource,
-  deadlineMs: number,
-  deadlinePassed: boolean,
-): AppError {
-  if (error instanceof AppError) return error;
-  const service = SERVICE_NAME[source];
+export function noAnswerOf(error: unknown, deadlinePassed: boolean): NoAnswer {
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && LOCAL_RESOURCE_CODES.has(code)) {
-    return new AppError('SERVICE_UNAVAILABLE', 'The gateway is short of resources; try again.', {
-      retryAfterSeconds: 1,
-      cause: error,
-    });
-  }
-  if (error instanceof errors.ResponseExceededMaxSizeError) {
-    return new AppError('UPSTREAM_BAD_RESPONSE', `${service} sent an oversized response.`, {
-      source,
-      cause: error,
-    });
-  }
+  if (typeof code === 'string' && LOCAL_RESOURCE_CODES.has(code)) return 'local-shortage';
+  if (error instanceof errors.ResponseExceededMaxSizeError) return 'oversized';
   const timedOut =
     deadlinePassed ||
     error instanceof errors.ConnectTimeoutError ||
     error instanceof errors.HeadersTimeoutError ||
     error instanceof errors.BodyTimeoutError;
-  if (timedOut) {
-    return new AppError('UPSTREAM_TIMEOUT', `${service} did not answer within ${deadlineMs} ms.`, {
-      source,
-      cause: error,
-    });
-  }
-  return new AppError('UPSTREAM_UNAVAILABLE', `${service} could not be reached.`, {
-    source,
-    cause: error,
-  });
+  return timedOut ? 'timeout' : 'unreachable';
 }
 
 /** `application/json` or a `+json` type such as `application/ld+json`, parameters allowed. */

@@ -25,8 +25,9 @@ export interface UpstreamCall<T> {
   requestId: string;
   deadlineMs: number;
   /**
-   * Idempotent reads may be retried once, on a refused or reset connection or a 502/503/504,
-   * after a jittered pause, and only if enough of the deadline is left. Never for writes.
+   * Idempotent reads may be retried once, after a jittered pause and only if enough of the
+   * deadline is left, on a failure whose row in upstream-failures.ts allows it (a refused or
+   * reset connection, a 502/503/504 that `accept` turned into its error). Never for writes.
    */
   retry?: boolean;
   /**
@@ -38,8 +39,9 @@ export interface UpstreamCall<T> {
   /** Ends the call early (a stop, a lost lease); it then fails like a timeout. */
   signal?: AbortSignal;
   /**
-   * Turns the response into the call's value, or throws the contract's error for it. It runs
-   * inside the breaker, so a broken body counts against the upstream like a refused connection.
+   * Turns the response into the call's value, or throws the contract's error for it
+   * (to-upstream-error.ts). It runs inside the breaker, so a broken body counts against the
+   * upstream like a refused connection, and before any retry, which its error decides.
    */
   accept(response: UpstreamResponse): T;
 }

@@ -8,7 +8,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import { createBreaker, type Breaker } from '../../resilience/circuit-breaker.js';
 import { createJsonTransport } from './json-transport.js';
 import { createProxyTransport } from './proxy-transport.js';
-import { type UpstreamSource, SERVICE_NAME } from './transport-errors.js';
+import { SERVICE_NAME, type UpstreamSource } from '../upstream-failures.js';
 import type { ProxyCall, UpstreamCall } from './upstream-call.js';
 
 export type { ProxyCall, UpstreamCall, UpstreamResponse } from './upstream-call.js';
@@ -37,8 +37,9 @@ export interface UpstreamOptions {
 
 /**
  * One upstream service as the gateway calls it: its base URL, connection pools, breaker,
- * deadlines and the mapping of transport failures. Every call, JSON or proxied, goes through
- * here, so a deadline, the request id, the breaker and the error mapping cannot be skipped.
+ * deadlines and the mapping of its failures (upstream-failures.ts). Every call, JSON or
+ * proxied, goes through here, so a deadline, the request id, the breaker and the error mapping
+ * cannot be skipped.
  */
 export interface Upstream {
   readonly source: UpstreamSource;
@@ -91,8 +92,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
   return {
     source,
     breaker,
-    call: (call) =>
-      measured(call.operation, async () => call.accept(await json.send(call)), !call.longPoll),
+    call: (call) => measured(call.operation, () => json.send(call), !call.longPoll),
     proxy: (req, res, call) => measured(call.operation, () => proxy.proxy(req, res, call)),
     async close(closing = {}) {
       breaker.shutdown();

@@ -1,8 +1,8 @@
-import { AppError } from '../../errors/app-error.js';
 import { parseWith } from '../../errors/parse-with.js';
-import { failedWith, rateLimitedBy, unexpectedStatus } from '../http/status-errors.js';
 import { parseJsonBody, schemaBreach } from '../http/transport-errors.js';
 import type { Upstream, UpstreamResponse } from '../http/upstream.js';
+import { toUpstreamError } from '../to-upstream-error.js';
+import { SERVICE_NAME } from '../upstream-failures.js';
 import { ResultListInPlace, type ResultList } from './search-schemas.js';
 
 export type SearchFormat = 'json' | 'ld+json';
@@ -39,12 +39,20 @@ const ACCEPT: Record<SearchFormat, string> = {
 export function createSearchClient(options: SearchClientOptions): SearchClient {
   const { upstream } = options;
   const accept = (response: UpstreamResponse, maxItems: number): ResultList => {
-    if (response.status !== 200) throw toSearchError(response, options.retryAfterMaxSeconds);
+    if (response.status !== 200) {
+      const { retryAfterMaxSeconds } = options;
+      throw toUpstreamError({
+        source: 'search',
+        operation: 'search',
+        ...response,
+        retryAfterMaxSeconds,
+      });
+    }
     const json = parseJsonBody(response, 'search', options.maxJsonDepth);
     return parseWith(ResultListInPlace, cutToItems(json, maxItems), (error) => {
       throw schemaBreach(
         'search',
-        'The search service sent a result list that breaks its schema.',
+        `${SERVICE_NAME.search} sent a result list that breaks its schema.`,
         error,
       );
     });
@@ -82,21 +90,4 @@ function cutToItems(json: unknown, maxItems: number): unknown {
     }
   }
   return json;
-}
-
-/** The document gives only status classes (section 7); every non-200 is the gateway's problem. */
-function toSearchError(response: UpstreamResponse, retryAfterMaxSeconds: number): AppError {
-  const { status } = response;
-  if (status === 429) {
-    return rateLimitedBy('search', response.headers['retry-after'], retryAfterMaxSeconds);
-  }
-  if (status === 401 || status === 403) {
-    return new AppError(
-      'UPSTREAM_AUTH_FAILED',
-      "The search service rejected the gateway's credentials.",
-      { source: 'search' },
-    );
-  }
-  if (status >= 500) return failedWith('search', status);
-  return unexpectedStatus('search', status);
 }
