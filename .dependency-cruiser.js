@@ -3,8 +3,9 @@
 
 /**
  * Lowest first. A module imports from its own folder and from the layers below its own: never
- * from a layer above, nor from another folder of its own layer. The top layer is the
- * composition root, the modules directly in src/.
+ * from a layer above, nor from another folder of its own layer. The composition root,
+ * src/composition/, wires the gateway from the layers below it; above it sit only the entry
+ * points node runs, the modules directly in src/ (main.ts, healthcheck.ts).
  */
 const LAYERS = [
   ['config'],
@@ -17,6 +18,7 @@ const LAYERS = [
   ['src/http'],
   ['src/features'],
   ['src/openapi'],
+  ['src/composition'],
   ['src'],
 ];
 

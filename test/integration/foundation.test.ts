@@ -2,7 +2,7 @@ import { Router } from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { RequestListener } from 'node:http';
-import { createApp } from '../../src/app.js';
+import { createApp } from '../../src/composition/app.js';
 import { createReadiness } from '../../src/health/readiness.js';
 import { createHealthRouter } from '../../src/http/health-router.js';
 import { createMetrics } from '../../src/observability/metrics.js';

@@ -1,28 +1,27 @@
-import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
-import { createBodyLayer } from './cache/body-layer.js';
-import type { CacheStore } from './cache/cache-store.js';
+import type { Config } from '../../config/load-config.js';
+import { createBodyLayer } from '../cache/body-layer.js';
+import type { CacheStore } from '../cache/cache-store.js';
 import {
   SOLO_FLIGHTS,
   createRedisFlights,
   type FlightCoordinator,
-} from './cache/flight-coordinator.js';
-import { createMemoryCacheStore } from './cache/memory-cache-store.js';
-import { createRedisCacheStore } from './cache/redis-cache-store.js';
-import type { Lifecycle } from './lifecycle/lifecycle.js';
-import { UNBOUNDED, createCacheMemoryBudget } from './cache/cache-memory-budget.js';
-import type { IsolationStatus } from './observability/metrics.js';
-import { createReplicatedWrites } from './sessions/replicated-writes.js';
-import { createRedisClient, duplicateOf, type RedisConnection } from './redis/redis-client.js';
-import { createBreaker, type Breaker } from './resilience/circuit-breaker.js';
-import { createMemorySessionStore } from './sessions/memory-session-store.js';
-import { createRedisSessionStore } from './sessions/redis-session-store.js';
-import type { SessionStore } from './sessions/session-store.js';
-import { SOLO_LEASE, createRedisLease, type Lease } from './state/lease.js';
-import { createMemoryCounters, type MemoryCounters } from './state/memory-counters.js';
-import { createMemorySharedState } from './state/memory-shared-state.js';
-import { createRedisSharedState } from './state/redis-shared-state.js';
-import type { SharedState } from './state/shared-state.js';
+} from '../cache/flight-coordinator.js';
+import { createMemoryCacheStore } from '../cache/memory-cache-store.js';
+import { createRedisCacheStore } from '../cache/redis-cache-store.js';
+import { UNBOUNDED, createCacheMemoryBudget } from '../cache/cache-memory-budget.js';
+import type { IsolationStatus } from '../observability/metrics.js';
+import { createReplicatedWrites } from '../sessions/replicated-writes.js';
+import { createRedisClient, duplicateOf, type RedisConnection } from '../redis/redis-client.js';
+import { createBreaker, type Breaker } from '../resilience/circuit-breaker.js';
+import { createMemorySessionStore } from '../sessions/memory-session-store.js';
+import { createRedisSessionStore } from '../sessions/redis-session-store.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import { SOLO_LEASE, createRedisLease, type Lease } from '../state/lease.js';
+import { createMemoryCounters, type MemoryCounters } from '../state/memory-counters.js';
+import { createMemorySharedState } from '../state/memory-shared-state.js';
+import { createRedisSharedState } from '../state/redis-shared-state.js';
+import type { SharedState } from '../state/shared-state.js';
+import type { Wiring } from './wiring.js';
 
 /** Where the gateway keeps what requests share: Redis when configured, else this process. */
 export interface GatewayStores {
@@ -61,7 +60,12 @@ function cacheApart(config: Config): string | undefined {
 }
 
 /** Without Redis: the cache, sessions and counters of this one process. */
-function memoryStores(config: Config, now: () => number, counters: MemoryCounters): GatewayStores {
+function createMemoryStores(options: {
+  config: Config;
+  now: () => number;
+  counters: MemoryCounters;
+}): GatewayStores {
+  const { config, now, counters } = options;
   const cache = createMemoryCacheStore({ maxBytes: config.cacheMaxBytes, now });
   const sessions = createMemorySessionStore({
     maxSessions: config.session.memoryMax,
@@ -86,12 +90,8 @@ function memoryStores(config: Config, now: () => number, counters: MemoryCounter
  * Redis when REDIS_CACHE_URL names another server. Each connects when the gateway starts and
  * closes with it; a Redis that is down is a degraded cache, never a failed start.
  */
-function redisConnections(
-  config: Config,
-  logger: Logger,
-  lifecycle: Lifecycle,
-  redis: RedisConnection,
-) {
+function createRedisConnections(options: Omit<Wiring, 'now'> & { redis: RedisConnection }) {
+  const { config, logger, lifecycle, redis } = options;
   const connected = (name: string, connection: RedisConnection) => {
     lifecycle.onStart(name, () => connection.connect());
     lifecycle.onClose(name, ({ force }) =>
@@ -121,7 +121,8 @@ function redisConnections(
  * rather than paying its command timeout on every request. `ownDeadline`: the calls carry
  * their own (session writes: the command's plus the replica wait's).
  */
-function redisBreakers(config: Config, logger: Logger, lifecycle: Lifecycle) {
+function createRedisBreakers(options: Omit<Wiring, 'now'>) {
+  const { config, logger, lifecycle } = options;
   const breakers: Record<string, Breaker> = {};
   const breaker = (use: string, ownDeadline = false) => {
     const name = `redis-${use}`;
@@ -143,17 +144,15 @@ function redisBreakers(config: Config, logger: Logger, lifecycle: Lifecycle) {
  * What guards the cache's entries: the fleet's flight locks (on the cache's Redis) and, sharing
  * the state Redis, the memory budget that stops storing before that Redis runs out.
  */
-function cacheGuards(
-  config: Config,
-  logger: Logger,
-  lifecycle: Lifecycle,
-  on: {
+function createCacheGuards(
+  options: Omit<Wiring, 'now'> & {
     cacheRedis: RedisConnection;
     background: RedisConnection;
     apart: boolean;
     breaker: Breaker;
   },
 ) {
+  const { config, logger, lifecycle, ...on } = options;
   const flights = createRedisFlights({
     redis: on.cacheRedis,
     prefix: config.redis.keyPrefix,
@@ -178,12 +177,8 @@ function cacheGuards(
 }
 
 /** The connections kept for session writes and their replication waits. */
-function sessionWrites(
-  config: Config,
-  logger: Logger,
-  lifecycle: Lifecycle,
-  redis: RedisConnection,
-) {
+function createSessionWrites(options: Omit<Wiring, 'now'> & { redis: RedisConnection }) {
+  const { config, logger, lifecycle, redis } = options;
   const writes = createReplicatedWrites({
     open: () => duplicateOf(redis),
     connections: SESSION_WRITE_CONNECTIONS,
@@ -204,25 +199,22 @@ function sessionWrites(
  * the memory budget's INFO), and each subscriber; with REDIS_CACHE_URL the cache and its
  * flight locks live on a Redis of their own. Each registers its start and close here.
  */
-export function createGatewayStores(
-  config: Config,
-  logger: Logger,
-  now: () => number,
-  lifecycle: Lifecycle,
-): GatewayStores {
+export function createGatewayStores(options: Wiring): GatewayStores {
+  const { config, logger, now, lifecycle } = options;
   const counters = createMemoryCounters({ maxCounters: MAX_MEMORY_COUNTERS, now });
   const redis = createRedisClient({ redis: config.redis, logger });
-  if (redis === undefined) return memoryStores(config, now, counters);
-  const { background, cacheRedis, apart } = redisConnections(config, logger, lifecycle, redis);
-  const { breakers, breaker } = redisBreakers(config, logger, lifecycle);
+  if (redis === undefined) return createMemoryStores({ config, now, counters });
+  const { background, cacheRedis, apart } = createRedisConnections({ ...options, redis });
+  const { breakers, breaker } = createRedisBreakers(options);
   const cacheBreaker = breaker('cache');
-  const { flights, budget } = cacheGuards(config, logger, lifecycle, {
+  const { flights, budget } = createCacheGuards({
+    ...options,
     cacheRedis,
     background,
     apart,
     breaker: cacheBreaker,
   });
-  const writes = sessionWrites(config, logger, lifecycle, redis);
+  const writes = createSessionWrites({ ...options, redis });
   // With Redis, the only in-process cache layer is the bodies held in front of it.
   const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
   return {

@@ -1,32 +1,41 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
+import type { Config } from '../../config/load-config.js';
 import { createApp, createOpsApp } from './app.js';
-import { resourceOf } from './cache/cache-resource.js';
-import { createCachedLoader, type CachedLoader } from './cache/cached-loader.js';
-import type { CacheStore } from './cache/cache-store.js';
-import { createEncodingsStore } from './cache/encodings-store.js';
-import type { ChatEvents } from './features/chat/chat-events.js';
-import type { EventsFeature } from './features/events/events-feature.js';
-import { ROUTE_TABLE } from './features/route-table.js';
-import { createGatewayAccess, type GatewayAccess } from './gateway-access.js';
-import { createGatewayFeatures, type GatewayFeatures } from './gateway-features.js';
-import { createGatewayStores, type GatewayStores } from './gateway-stores.js';
-import { createGatewayUpstreams, type GatewayUpstreams } from './gateway-upstreams.js';
-import { createReadiness, type Readiness } from './health/readiness.js';
-import { createCompressionStage, type CompressionPolicy } from './http/compression.js';
-import { createCsrfGuard } from './http/csrf-guard.js';
-import { createDocsRouter } from './http/docs-router.js';
-import { chain, createEdge } from './http/edge.js';
-import { createHitPath } from './http/hit-path.js';
-import { createOpsRouter } from './http/ops-router.js';
-import { createRateLimitGuard } from './http/rate-limits.js';
-import { createStaticSite } from './http/static-site.js';
-import type { Lifecycle } from './lifecycle/lifecycle.js';
-import { createMetrics, type Metrics } from './observability/metrics.js';
-import { createRouteTemplates } from './observability/route-templates.js';
-import { createOpenApiDocument, openApiOptions } from './openapi/openapi-document.js';
-import type { Breaker } from './resilience/circuit-breaker.js';
+import { resourceOf } from '../cache/cache-resource.js';
+import { createCachedLoader, type CachedLoader } from '../cache/cached-loader.js';
+import type { CacheStore } from '../cache/cache-store.js';
+import { createEncodingsStore } from '../cache/encodings-store.js';
+import type { ChatEvents } from '../features/chat/chat-events.js';
+import type { EventsFeature } from '../features/events/events-feature.js';
+import { ROUTE_TABLE } from '../features/route-table.js';
+import { createGatewayAccess, type GatewayAccess } from './access.js';
+import { createGatewayFeatures, type GatewayFeatures } from './features.js';
+import { createGatewayStores, type GatewayStores } from './stores.js';
+import { createGatewayUpstreams, type GatewayUpstreams } from './upstreams.js';
+import { createReadiness, type Readiness } from '../health/readiness.js';
+import { createCompressionStage, type CompressionPolicy } from '../http/compression.js';
+import { createCsrfGuard } from '../http/csrf-guard.js';
+import { createDocsRouter } from '../http/docs-router.js';
+import { chain, createEdge } from '../http/edge.js';
+import { createHitPath } from '../http/hit-path.js';
+import { createOpsRouter } from '../http/ops-router.js';
+import { createRateLimitGuard } from '../http/rate-limits.js';
+import { createStaticSite } from '../http/static-site.js';
+import type { Lifecycle } from '../lifecycle/lifecycle.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { createRouteTemplates } from '../observability/route-templates.js';
+import { createOpenApiDocument, openApiOptions } from '../openapi/openapi-document.js';
+import type { Breaker } from '../resilience/circuit-breaker.js';
+import type { Wiring } from './wiring.js';
+
+/** Each cache resource of the route table, and the upstream its misses call. */
+const UPSTREAM_OF: ReadonlyMap<string, 'chat' | 'search'> = new Map(
+  ROUTE_TABLE.flatMap((route) =>
+    route.cache ? [[route.cache.resource, route.cache.upstream]] : [],
+  ),
+);
+const RESOURCES = [...UPSTREAM_OF.keys()];
 
 /** Everything the gateway is made of, built from configuration, not yet connected. */
 export interface GatewayParts {
@@ -37,28 +46,24 @@ export interface GatewayParts {
   readiness: Readiness;
   loader: CachedLoader;
   cache: CacheStore;
-  /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
+  /**
+   * The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on: it starts once
+   * the gateway listens.
+   */
   chatEvents: ChatEvents | undefined;
-  /** GET /api/events: open streams and the fleet's change bus. */
-  events: EventsFeature;
 }
 
 /**
- * Wires the gateway from configuration, in named parts: stores (gateway-stores.ts), upstreams
- * (gateway-upstreams.ts), who is calling (gateway-access.ts), the features
- * (gateway-features.ts), readiness, and the request pipeline in front of them. Opens nothing:
- * each part that holds connections registers its start and close with `lifecycle` where it is
- * made, and gateway.ts runs them.
+ * Wires the gateway from configuration, in named parts: stores (stores.ts), upstreams
+ * (upstreams.ts), who is calling (access.ts), the features (features.ts), readiness, and the
+ * request pipeline in front of them. Opens nothing: each part that holds connections, or has
+ * work to finish in a stop, registers its phases with `lifecycle` where it is made, and
+ * gateway.ts runs them.
  */
-export function createGatewayParts(
-  config: Config,
-  logger: Logger,
-  now: () => number,
-  server: { maxConnections: number },
-  lifecycle: Lifecycle,
-): GatewayParts {
-  const stores = createGatewayStores(config, logger, now, lifecycle);
-  const metrics = createMetrics({ enabled: config.metrics.enabled });
+export function createGatewayParts(options: Wiring & { maxConnections: number }): GatewayParts {
+  const { config, logger, now, lifecycle } = options;
+  const stores = createGatewayStores({ config, logger, now, lifecycle });
+  const metrics = createMetrics({ enabled: config.metrics.enabled, cacheResources: RESOURCES });
   // COMPRESSION (contract section 4): stored entries keep the br and gzip bodies their answers
   // made, and every answer learns the policy from a stage in front of the hit path and the app.
   const compression: CompressionPolicy | undefined = config.compression.enabled
@@ -76,10 +81,15 @@ export function createGatewayParts(
     flights: stores.flights,
     // Half of the request's upstream deadline: its own call still fits in the other half.
     flightWaitMs: (key) =>
-      (resourceOf(key) === 'search' ? config.search.timeoutMs : config.chat.timeoutMs) / 2,
+      (UPSTREAM_OF.get(resourceOf(key)) === 'search'
+        ? config.search.timeoutMs
+        : config.chat.timeoutMs) / 2,
   });
-  const upstreams = createGatewayUpstreams(config, logger, metrics, lifecycle);
-  const access = createGatewayAccess(config, logger, now, stores.sessions);
+  // Background refreshes and cache writes settle once the listener has closed: no request is
+  // left to start another.
+  lifecycle.onDrain('cache loader', () => loader.settled());
+  const upstreams = createGatewayUpstreams({ config, logger, metrics, lifecycle });
+  const access = createGatewayAccess({ config, logger, now, store: stores.sessions });
   const features = createGatewayFeatures({
     config,
     logger,
@@ -87,14 +97,16 @@ export function createGatewayParts(
     loader,
     upstreams,
     access,
-    maxConnections: server.maxConnections,
+    maxConnections: options.maxConnections,
     // Readiness is built below; a stream opened before it exists is not draining.
     isDraining: () => readiness.draining,
   });
   const { events, chatEvents } = features;
-  lifecycle.onStart('event bus', () => events.start());
-  const readiness = createGatewayReadiness(stores.cache, upstreams, chatEvents);
-  watch(metrics, { upstreams, events, chatEvents, storeBreakers: stores.breakers });
+  const readiness = createGatewayReadiness({ cache: stores.cache, upstreams, chatEvents });
+  // A stop begins with /readyz turning 503, at once, so that load balancers send no more.
+  lifecycle.onPreClose('readiness', () => readiness.startDraining());
+  registerEvents({ lifecycle, events, chatEvents });
+  watch({ metrics, upstreams, events, chatEvents, storeBreakers: stores.breakers });
   metrics.watchIsolation(() => ({ ...stores.isolation(), sessionsEnded: access.sessions.ended }));
 
   const pipeline = createRequestPipeline({
@@ -115,7 +127,6 @@ export function createGatewayParts(
     loader,
     cache: stores.cache,
     chatEvents,
-    events,
   };
 }
 
@@ -190,12 +201,39 @@ function createRequestPipeline(parts: {
   };
 }
 
+/**
+ * The event streams' and the chat event queue's starts and stops. Streams never end on their
+ * own: a stop ends them spread over the drain delay, none after it, so the pages of this
+ * instance reconnect to the others over that window, not in one instant, and none delays the
+ * drain (contract section 2.2). The chat event queue's stop begins at once too (another
+ * instance may take the lease over sooner) and is waited for while the chat pool and Redis are
+ * still up: its queue is deleted and its lease released. It does not hold the listener open.
+ */
+function registerEvents(options: {
+  lifecycle: Lifecycle;
+  events: EventsFeature;
+  chatEvents: ChatEvents | undefined;
+}): void {
+  const { lifecycle, events, chatEvents } = options;
+  lifecycle.onStart('event bus', () => events.start());
+  lifecycle.onPreClose('event streams', ({ drainDelayMs }) => events.stop(drainDelayMs));
+  if (chatEvents === undefined) return;
+  let stopped: Promise<void> | undefined;
+  lifecycle.onPreClose('chat events', () => {
+    stopped = chatEvents.stop();
+    // A forced stop does not wait for it below: its failure must not go unhandled then.
+    stopped.catch(() => undefined);
+  });
+  lifecycle.onClose('chat events', ({ force }) => (force ? undefined : stopped));
+}
+
 /** The cache and each circuit, and the chat event queue when it runs: shown, never failing. */
-function createGatewayReadiness(
-  cache: CacheStore,
-  upstreams: GatewayUpstreams,
-  chatEvents: ChatEvents | undefined,
-): Readiness {
+function createGatewayReadiness(options: {
+  cache: CacheStore;
+  upstreams: GatewayUpstreams;
+  chatEvents: ChatEvents | undefined;
+}): Readiness {
+  const { cache, upstreams, chatEvents } = options;
   return createReadiness([
     { name: 'cache', check: () => ({ backend: cache.backend, ...cache.health() }) },
     { name: 'search', check: circuitCheck(upstreams.search.breaker) },
@@ -221,16 +259,14 @@ function createGatewayReadiness(
 }
 
 /** What the metrics read when scraped: the streams, the chat queue and every breaker. */
-function watch(
-  metrics: Metrics,
-  parts: {
-    upstreams: GatewayUpstreams;
-    events: EventsFeature;
-    chatEvents: ChatEvents | undefined;
-    storeBreakers: Record<string, Breaker>;
-  },
-): void {
-  const { upstreams, events, chatEvents } = parts;
+function watch(parts: {
+  metrics: Metrics;
+  upstreams: GatewayUpstreams;
+  events: EventsFeature;
+  chatEvents: ChatEvents | undefined;
+  storeBreakers: Record<string, Breaker>;
+}): void {
+  const { metrics, upstreams, events, chatEvents } = parts;
   metrics.watchEventStreams(() => events.hub.status());
   if (chatEvents) metrics.watchChatEvents(() => chatEvents.status());
   metrics.watchBreakers({

@@ -1,34 +1,40 @@
 import { getHeapStatistics } from 'node:v8';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { ConfigError, type Config } from '../config/load-config.js';
-import type { CachedLoader } from './cache/cached-loader.js';
-import { createAuthFeature } from './features/auth/auth-feature.js';
-import { createBootstrapFeature } from './features/bootstrap/bootstrap-feature.js';
+import { ConfigError, type Config } from '../../config/load-config.js';
+import type { CachedLoader } from '../cache/cached-loader.js';
+import { createAuthFeature } from '../features/auth/auth-feature.js';
+import { createBootstrapFeature } from '../features/bootstrap/bootstrap-feature.js';
+import { createSessionGuard } from '../features/auth/auth-router.js';
 import {
+  createChatCallerGuard,
   createServiceCredentials,
   createSessionCredentials,
-} from './features/chat/chat-credentials.js';
-import { createChatEvents, type ChatEvents } from './features/chat/chat-events.js';
-import { createChatFeature } from './features/chat/chat-feature.js';
-import { createEventsFeature, type EventsFeature } from './features/events/events-feature.js';
-import { HEAP_PER_STREAM, streamsAllowed } from './features/events/streams-allowed.js';
-import { createSearchFeature } from './features/search/search-feature.js';
-import type { GatewayAccess } from './gateway-access.js';
-import type { GatewayStores } from './gateway-stores.js';
-import type { GatewayUpstreams } from './gateway-upstreams.js';
-import type { CachedRoute } from './http/hit-path.js';
-import { createAttemptLimit } from './http/rate-limits.js';
-import { createSecretScrubber } from './security/scrub-secrets.js';
-import { createChatClient } from './upstreams/chat/chat-client.js';
-import { createSearchStatus } from './upstreams/search/search-status.js';
+  type ChatCredentialsResolver,
+} from '../features/chat/chat-credentials.js';
+import { createChatEvents, type ChatEvents } from '../features/chat/chat-events.js';
+import { createChatFeature } from '../features/chat/chat-feature.js';
+import { createEventsFeature, type EventsFeature } from '../features/events/events-feature.js';
+import { HEAP_PER_STREAM, streamsAllowed } from '../features/events/streams-allowed.js';
+import { createRouteContext, type RouteContext } from '../features/route-context.js';
+import type { FeatureGuards, FeatureMounter } from '../features/route-guards.js';
+import { createSearchFeature } from '../features/search/search-feature.js';
+import { createRouteMounter } from '../http/route-mounter.js';
+import type { GatewayAccess } from './access.js';
+import type { GatewayStores } from './stores.js';
+import type { GatewayUpstreams } from './upstreams.js';
+import type { CachedRoute } from '../http/hit-path.js';
+import { createAttemptLimit } from '../http/rate-limits.js';
+import { createSecretScrubber } from '../security/scrub-secrets.js';
+import { createChatClient } from '../upstreams/chat/chat-client.js';
+import { createSearchStatus } from '../upstreams/search/search-status.js';
 
 /** What the frontend calls: one router per resource, and the routes the hit path answers. */
 export interface GatewayFeatures {
   /** The routers, each mounting its routes of the route table (features/route-table.ts). */
   routers: RequestHandler[];
-  /** The routes whose fresh hits are answered before Express. */
-  cachedRoutes: CachedRoute[];
+  /** Every cached route of the table that was mounted: the hit path answers their fresh hits. */
+  cachedRoutes: readonly CachedRoute[];
   /** GET /api/events: open streams and the fleet's change bus. */
   events: EventsFeature;
   /** The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on. */
@@ -57,16 +63,20 @@ export function createGatewayFeatures(
     isDraining: () => boolean;
   },
 ): GatewayFeatures {
-  const { config, logger, stores, loader, upstreams, access } = options;
+  const { config, logger, stores, upstreams, access } = options;
   const { sessions, cookie, sessionMode } = access;
+  const context = createRouteContext({ config, logger });
+  const { chatClient, serviceAccount, credentials, chatEvents, mounter, chat } = createChatParts({
+    ...options,
+    context,
+  });
   const search = createSearchFeature({
     config,
-    logger,
+    context,
+    mounter,
     upstream: upstreams.search,
     redirectUpstream: upstreams.redirect,
-    loader,
   });
-  const { chatClient, serviceAccount, credentials, chat, chatEvents } = createChatParts(options);
   const bootstrap = createBootstrapFeature({
     chat: chat.service,
     credentials,
@@ -74,6 +84,7 @@ export function createGatewayFeatures(
     sessions,
     cookie,
     deadlineMs: config.bootstrapTimeoutMs,
+    mounter,
     searchStatus: createSearchStatus({
       upstream: upstreams.search,
       clientToken: config.search.clientToken,
@@ -99,9 +110,10 @@ export function createGatewayFeatures(
     heartbeatSeconds: config.events.heartbeatSeconds,
     isDraining: options.isDraining,
     logger,
+    mounter,
   });
   const routers = [
-    search.router,
+    search,
     events.router,
     chat.router,
     bootstrap,
@@ -113,13 +125,14 @@ export function createGatewayFeatures(
             sessions,
             cookie,
             loginLimit: createAttemptLimit(access.limits.login, stores.state),
+            mounter,
           }),
         ]
       : []),
   ];
   return {
     routers,
-    cachedRoutes: [search.cachedRoute, ...chat.cachedRoutes],
+    cachedRoutes: mounter.cachedRoutes,
     events,
     chatEvents,
   };
@@ -129,7 +142,7 @@ export function createGatewayFeatures(
  * The chat client, whose credentials each call carries (the service account, or the caller's
  * session), the chat routes, and the event queue that keeps the folders fresh.
  */
-function createChatParts(options: FeatureInputs) {
+function createChatParts(options: FeatureInputs & { context: RouteContext }) {
   const { config, logger, stores, loader, upstreams } = options;
   const { sessions, cookie, sessionMode } = options.access;
   const chatClient = createChatClient({
@@ -148,7 +161,8 @@ function createChatParts(options: FeatureInputs) {
   const credentials = serviceAccount
     ? createServiceCredentials(serviceAccount)
     : createSessionCredentials({ sessions, cookie });
-  const chat = createChatFeature({ config, client: chatClient, loader, credentials });
+  const mounter = createFeatureMounter({ ...options, credentials });
+  const chat = createChatFeature({ client: chatClient, loader, mounter });
   // One event queue per deployment keeps the folders fresh (CHAT_EVENTS), with the service
   // account whatever the auth mode; the lease decides which instance holds it.
   const chatEvents =
@@ -161,7 +175,35 @@ function createChatParts(options: FeatureInputs) {
           logger,
         })
       : undefined;
-  return { chatClient, serviceAccount, credentials, chat, chatEvents };
+  return { chatClient, serviceAccount, credentials, chat, chatEvents, mounter };
+}
+
+/**
+ * Mounts the route table's routes: a guard for each auth kind (the chat caller, and the session
+ * in session mode), and each cached route's windows from its variables.
+ */
+function createFeatureMounter(
+  options: FeatureInputs & { context: RouteContext; credentials: ChatCredentialsResolver },
+): FeatureMounter {
+  const { config, access, loader } = options;
+  const guards: FeatureGuards = {
+    chatCaller: createChatCallerGuard(options.credentials),
+    ...(access.sessionMode
+      ? { session: createSessionGuard({ sessions: access.sessions, cookie: access.cookie }) }
+      : {}),
+  };
+  return createRouteMounter({
+    context: options.context,
+    guards,
+    cache: {
+      loader,
+      windows(resource) {
+        const windows = config.cache[resource];
+        if (windows === undefined) throw new Error(`no cache windows for ${resource}`);
+        return windows;
+      },
+    },
+  });
 }
 
 /** EVENTS_MAX_STREAMS as it may be (streams-allowed.ts); a lowered value is said once. */

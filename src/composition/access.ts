@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
-import { compileTrust, type TrustFunction } from './http/client-address.js';
-import { createRateLimits, type RateLimits } from './http/rate-limits.js';
-import { createSessionCookie, type SessionCookie } from './http/session-cookie.js';
-import { secretOrEphemeral } from './security/secret-or-ephemeral.js';
-import { createSessionSealer } from './sessions/session-crypto.js';
-import { createSessionManager, type SessionManager } from './sessions/session-manager.js';
-import type { SessionStore } from './sessions/session-store.js';
+import { compileTrust, type TrustFunction } from '../http/client-address.js';
+import { createRateLimits, type RateLimits } from '../http/rate-limits.js';
+import { createSessionCookie, type SessionCookie } from '../http/session-cookie.js';
+import { secretOrEphemeral } from '../security/secret-or-ephemeral.js';
+import { createSessionSealer } from '../sessions/session-crypto.js';
+import { createSessionManager, type SessionManager } from '../sessions/session-manager.js';
+import type { SessionStore } from '../sessions/session-store.js';
+import type { Wiring } from './wiring.js';
 
 /** Who is calling: the session and its cookie, the proxies trusted, the rate limits. */
 export interface GatewayAccess {
@@ -19,11 +18,9 @@ export interface GatewayAccess {
 }
 
 export function createGatewayAccess(
-  config: Config,
-  logger: Logger,
-  now: () => number,
-  store: SessionStore,
+  options: Pick<Wiring, 'config' | 'logger' | 'now'> & { store: SessionStore },
 ): GatewayAccess {
+  const { config, logger, now, store } = options;
   const cookie = createSessionCookie({
     secure: config.session.cookieSecure,
     sameSite: config.session.sameSite,

@@ -1,8 +1,8 @@
 import express, { type Express, type RequestHandler } from 'express';
-import { createBodyParsing } from './http/body-parsing.js';
-import { compressSentBodies } from './http/compressed-send.js';
-import type { TrustFunction } from './http/client-address.js';
-import { createErrorHandler, createNotFound } from './http/error-handler.js';
+import { createBodyParsing } from '../http/body-parsing.js';
+import { compressSentBodies } from '../http/compressed-send.js';
+import type { TrustFunction } from '../http/client-address.js';
+import { createErrorHandler, createNotFound } from '../http/error-handler.js';
 
 export interface AppDependencies {
   /** Health, readiness and metrics: here, unless OPS_PORT serves them on a listener of their own. */

@@ -1,8 +1,7 @@
-import type { Logger } from 'pino';
-import type { Config } from '../config/load-config.js';
-import type { Lifecycle } from './lifecycle/lifecycle.js';
-import type { Metrics } from './observability/metrics.js';
-import { createUpstream, type Upstream } from './upstreams/http/upstream.js';
+import type { Config } from '../../config/load-config.js';
+import type { Metrics } from '../observability/metrics.js';
+import { createUpstream, type Upstream } from '../upstreams/http/upstream.js';
+import type { Wiring } from './wiring.js';
 
 /** The gateway's three ways out, each with its own pool and breaker. */
 export interface GatewayUpstreams {
@@ -21,11 +20,9 @@ const UPSTREAM_CONNECTIONS = 64;
 
 /** Each pool registers its close: a forced stop destroys the calls still running. */
 export function createGatewayUpstreams(
-  config: Config,
-  logger: Logger,
-  metrics: Metrics,
-  lifecycle: Lifecycle,
+  options: Omit<Wiring, 'now'> & { metrics: Metrics },
 ): GatewayUpstreams {
+  const { config, logger, metrics, lifecycle } = options;
   const upstream = (
     source: 'search' | 'chat',
     section: Config['search'] | Config['chat'],
