@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { loadConfig } from '../config/load-config.js';
-import { createGateway } from '../src/gateway.js';
+import { ROUTE_TABLE } from '../src/features/route-table.js';
+import { createGateway } from '../src/composition/gateway.js';
 import { createLogger } from '../src/logging/create-logger.js';
 import { createSearchSimulator } from '../simulators/search/search-simulator.js';
 
@@ -37,18 +38,21 @@ async function main(): Promise<void> {
   const clientToken = 'levels-token';
   const search = createSearchSimulator({ clientToken });
   await search.listen();
-  const gateway = createGateway(
-    loadConfig({
-      HOST: '127.0.0.1',
-      PORT: '0',
-      SEARCH_BASE_URL: search.origin,
-      SEARCH_CLIENT_TOKEN: clientToken,
-      CHAT_BASE_URL: 'http://127.0.0.1:9',
-      CHAT_AUTH_MODE: 'session',
-      SHUTDOWN_DRAIN_DELAY_MS: '0',
-    }),
-    { logger: createLogger({ level: 'silent' }) },
-  );
+  const gateway = createGateway({
+    config: loadConfig(
+      {
+        HOST: '127.0.0.1',
+        PORT: '0',
+        SEARCH_BASE_URL: search.origin,
+        SEARCH_CLIENT_TOKEN: clientToken,
+        CHAT_BASE_URL: 'http://127.0.0.1:9',
+        CHAT_AUTH_MODE: 'session',
+        SHUTDOWN_DRAIN_DELAY_MS: '0',
+      },
+      ROUTE_TABLE,
+    ),
+    logger: createLogger({ level: 'silent' }),
+  });
   await gateway.start();
   try {
     const res = await fetch(`${gateway.url}${QUERY}`, {

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../config/load-config.js';
-import { createGateway } from '../src/gateway.js';
+import { ROUTE_TABLE } from '../src/features/route-table.js';
+import { createGateway } from '../src/composition/gateway.js';
 import { createLogger } from '../src/logging/create-logger.js';
 import { DEMO_USERS } from './demo-users.js';
 import { startSimulators } from './start-simulators.js';
@@ -21,26 +22,29 @@ async function demo(): Promise<void> {
 
   // Service mode by default: the demo acts as the simulated organization's administrator, so
   // the page works at once without a login step.
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    SEARCH_BASE_URL: searchOrigin,
-    SEARCH_CLIENT_TOKEN: clientToken,
-    SEARCH_LINKS: 'gateway',
-    CHAT_BASE_URL: chatOrigin,
-    CHAT_AUTH_MODE: 'service',
-    CHAT_EMAIL: admin.email,
-    CHAT_API_KEY: admin.apiKey,
-    STATIC_DIR: page,
-    STATIC_IMG_SRC: `'self' data: ${imageOrigin}`,
-    // A frontend dev server on another port of this machine may call the gateway too.
-    CORS_ORIGINS: 'http://localhost:5173,http://127.0.0.1:5173',
-    // Plain HTTP on loopback: the session cookie cannot be Secure here.
-    SESSION_COOKIE_SECURE: 'false',
-    ...process.env,
-  });
+  const config = loadConfig(
+    {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SEARCH_BASE_URL: searchOrigin,
+      SEARCH_CLIENT_TOKEN: clientToken,
+      SEARCH_LINKS: 'gateway',
+      CHAT_BASE_URL: chatOrigin,
+      CHAT_AUTH_MODE: 'service',
+      CHAT_EMAIL: admin.email,
+      CHAT_API_KEY: admin.apiKey,
+      STATIC_DIR: page,
+      STATIC_IMG_SRC: `'self' data: ${imageOrigin}`,
+      // A frontend dev server on another port of this machine may call the gateway too.
+      CORS_ORIGINS: 'http://localhost:5173,http://127.0.0.1:5173',
+      // Plain HTTP on loopback: the session cookie cannot be Secure here.
+      SESSION_COOKIE_SECURE: 'false',
+      ...process.env,
+    },
+    ROUTE_TABLE,
+  );
   const logger = createLogger({ level: config.logLevel, secrets: config.secrets });
-  const gateway = createGateway(config, { logger });
+  const gateway = createGateway({ config, logger });
   await gateway.start();
 
   const base = gateway.url;

@@ -1,5 +1,6 @@
 import { describeConfig } from '../config/describe-config.js';
 import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
+import { ROUTE_TABLE } from './features/route-table.js';
 import { createLogger } from './logging/create-logger.js';
 import { startTracing } from './observability/tracing.js';
 
@@ -9,10 +10,10 @@ async function main(): Promise<void> {
   try {
     // `--check-config` (npm run config:check): validate, show the effective values, stop.
     if (process.argv.includes('--check-config')) {
-      process.stdout.write(describeConfig(process.env));
+      process.stdout.write(describeConfig(process.env, ROUTE_TABLE));
       return;
     }
-    config = loadConfig(process.env);
+    config = loadConfig(process.env, ROUTE_TABLE);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -24,8 +25,8 @@ async function main(): Promise<void> {
   // Tracing starts before the gateway's modules load, so its hooks see express and ioredis
   // being imported; with no OTLP endpoint nothing of the SDK is loaded.
   const tracing = await startTracing(config.tracing, logger);
-  const { createGateway } = await import('./gateway.js');
-  const gateway = createGateway(config, { logger });
+  const { createGateway } = await import('./composition/gateway.js');
+  const gateway = createGateway({ config, logger });
 
   // Signals are handled before anything is announced: a supervisor that stops the gateway the
   // moment it is ready must get a graceful stop, never the default kill.

@@ -1,8 +1,6 @@
 import type { z } from 'zod';
-import { ProblemSchema } from '../errors/to-problem.js';
-import { HealthBody, ReadinessBody } from '../health/readiness.js';
-import { OPS_ROUTES } from '../http/ops-routes.js';
-import { declareRoute, type RouteSpec } from '../http/route-spec.js';
+import { OPS_ROUTES, SCHEMA_NAMES } from '../http/ops-routes.js';
+import { declareRouteFor, namedSchema, type RouteSpec } from '../http/route-spec.js';
 import {
   ChannelFoldersResponse,
   DraftsResponse,
@@ -20,7 +18,13 @@ import {
   UserIdParams,
   UserQuery,
 } from './chat/chat-inputs.js';
-import { createSearchQuerySchema } from './search/search-query.js';
+import { ChannelList } from './chat/channel-list.js';
+import type { RouteContext } from './route-context.js';
+import type { SearchFormat } from '../upstreams/search/search-client.js';
+import { createSearchQuerySchema, type SearchRequest } from './search/search-query.js';
+
+/** The folder and channel lists' one input. */
+type IncludeArchived = z.output<typeof ChannelFoldersQuery>;
 
 /*
  * The route table (contract section 2): every route the gateway serves, declared once. The
@@ -29,17 +33,27 @@ import { createSearchQuerySchema } from './search/search-query.js';
  * templates, and the hit path answers the paths of the cached ones.
  */
 
-/** What answers are shaped by, by the name the OpenAPI document gives each. */
-export const SCHEMAS: Readonly<Record<string, z.ZodType>> = {
-  Problem: ProblemSchema,
-  ResultList,
-  Drafts: DraftsResponse,
-  ChannelFolders: ChannelFoldersResponse,
-  User: UserResponse,
-  Session: SessionDescription,
-  Bootstrap: BootstrapBody,
-  Health: HealthBody,
-  Readiness: ReadinessBody,
+/** What answers are shaped by, each named once for the OpenAPI document's components. */
+const Schemas = {
+  ...SCHEMA_NAMES,
+  ResultList: namedSchema('ResultList', ResultList),
+  Drafts: namedSchema('Drafts', DraftsResponse),
+  ChannelFolders: namedSchema('ChannelFolders', ChannelFoldersResponse),
+  ChannelList: namedSchema('ChannelList', ChannelList),
+  User: namedSchema('User', UserResponse),
+  Session: namedSchema('Session', SessionDescription),
+  Bootstrap: namedSchema('Bootstrap', BootstrapBody),
+};
+
+const declareRoute = declareRouteFor<RouteContext>();
+
+/** The cache windows every cached route starts from (its variables change them). */
+const WINDOWS = { ttlSeconds: 60, staleSeconds: 300, staleIfErrorSeconds: 3600 } as const;
+
+/** The search document's two representations, by the media type Accept chose. */
+export const SEARCH_FORMATS: Readonly<Record<string, SearchFormat>> = {
+  'application/json': 'json',
+  'application/ld+json': 'ld+json',
 };
 
 /** A route that calls an upstream may answer its faults. */
@@ -53,16 +67,30 @@ export const ROUTES = {
     method: 'get',
     path: '/api/search',
     summary: 'Search products, reranked; `next` continues with a cursor.',
-    inputs: { query: createSearchQuerySchema },
+    inputs: { query: (context: { maxK: number }) => createSearchQuerySchema(context.maxK) },
     answers: {
       200: {
         description: 'A result list (JSON or LD-JSON).',
-        body: 'ResultList',
+        body: Schemas.ResultList,
         media: ['application/json', 'application/ld+json'],
       },
     },
     errors: [400, 406, ...UPSTREAM],
-    cached: true,
+    auth: 'none',
+    cache: {
+      resource: 'search',
+      scope: 'shared',
+      version: 3,
+      upstream: 'search',
+      windows: WINDOWS,
+      key: (
+        { query, accept }: { query: SearchRequest; accept: string },
+        { search }: RouteContext,
+      ) => {
+        const { sort, digest } = search.resolve(query);
+        return [SEARCH_FORMATS[accept] ?? 'json', sort, search.linksKey, digest];
+      },
+    },
   }),
   followResultLink: declareRoute({
     id: 'followResultLink',
@@ -85,20 +113,21 @@ export const ROUTES = {
       400: {
         description:
           '`INVALID_LINK` (SEARCH_LINKS=gateway): the query does not end with the `sig` the gateway signed it with (missing, altered, repeated or not last); no upstream call is made. `BAD_REQUEST`: the search service rejected the link.',
-        body: 'Problem',
+        body: Schemas.Problem,
         media: ['application/problem+json'],
       },
     },
     errors: UPSTREAM,
+    auth: 'none',
   }),
   listDrafts: declareRoute({
     id: 'listDrafts',
     method: 'get',
     path: '/api/chat/drafts',
     summary: "The caller's drafts, most recently edited first.",
-    answers: { 200: { description: 'The drafts.', body: 'Drafts' } },
+    answers: { 200: { description: 'The drafts.', body: Schemas.Drafts } },
     errors: UPSTREAM,
-    auth: true,
+    auth: 'chatCaller',
   }),
   listChannelFolders: declareRoute({
     id: 'listChannelFolders',
@@ -106,10 +135,46 @@ export const ROUTES = {
     path: '/api/chat/channel-folders',
     summary: "The realm's channel folders by `order`.",
     inputs: { query: ChannelFoldersQuery },
-    answers: { 200: { description: 'The folders.', body: 'ChannelFolders' } },
+    answers: { 200: { description: 'The folders.', body: Schemas.ChannelFolders } },
     errors: [400, ...UPSTREAM],
-    cached: true,
-    auth: true,
+    auth: 'chatCaller',
+    cache: {
+      resource: 'channel_folders',
+      // The organization's folders: the same list whoever asks.
+      scope: 'shared',
+      version: 4,
+      upstream: 'chat',
+      windows: WINDOWS,
+      key: ({ query }: { query: IncludeArchived }, { realm }: RouteContext) => [
+        `archived=${query.include_archived}`,
+        realm,
+      ],
+    },
+  }),
+  listChannels: declareRoute({
+    id: 'listChannels',
+    method: 'get',
+    path: '/api/chat/channels',
+    summary: 'The channels the caller may see, by name.',
+    description:
+      "Zulip's `GET /streams` as the caller sees it: `id` is `stream_id`, `private` is `invite_only`; sorted by `name` in lower case, ties by `id`. Archived channels only with `include_archived`. In `service` mode only public channels.",
+    inputs: { query: ChannelFoldersQuery },
+    answers: { 200: { description: 'The channels.', body: Schemas.ChannelList } },
+    errors: [400, ...UPSTREAM],
+    auth: 'chatCaller',
+    cache: {
+      resource: 'channels',
+      // Which channels Zulip lists depends on the account: one entry per chat user.
+      scope: 'user',
+      version: 1,
+      upstream: 'chat',
+      // Never served past TTL plus stale, even when the chat server fails (contract section 2).
+      windows: { ...WINDOWS, staleIfErrorSeconds: 0 },
+      key: ({ query }: { query: IncludeArchived }, { realm }: RouteContext) => [
+        `archived=${query.include_archived}`,
+        realm,
+      ],
+    },
   }),
   getUserByEmail: declareRoute({
     id: 'getUserByEmail',
@@ -117,9 +182,9 @@ export const ROUTES = {
     path: '/api/chat/users/{email}',
     summary: 'One user of the organization.',
     inputs: { path: EmailParams, query: UserQuery },
-    answers: { 200: { description: 'The user.', body: 'User' } },
+    answers: { 200: { description: 'The user.', body: Schemas.User } },
     errors: [400, 403, 404, ...UPSTREAM],
-    auth: true,
+    auth: 'chatCaller',
   }),
   setUserStatus: declareRoute({
     id: 'setUserStatus',
@@ -129,7 +194,7 @@ export const ROUTES = {
     inputs: { path: UserIdParams, body: StatusBody },
     answers: { 204: { description: 'Set.' } },
     errors: [400, ...UNSAFE, 404, ...UPSTREAM],
-    auth: true,
+    auth: 'chatCaller',
   }),
   deactivateEmoji: declareRoute({
     id: 'deactivateEmoji',
@@ -139,7 +204,7 @@ export const ROUTES = {
     inputs: { path: EmojiParams },
     answers: { 204: { description: 'Deactivated.' } },
     errors: [400, ...UNSAFE, 404, ...UPSTREAM],
-    auth: true,
+    auth: 'chatCaller',
   }),
   events: declareRoute({
     id: 'events',
@@ -165,15 +230,16 @@ export const ROUTES = {
       },
     },
     errors: [400, ...UPSTREAM],
-    auth: true,
+    auth: 'chatCaller',
   }),
   bootstrap: declareRoute({
     id: 'bootstrap',
     method: 'get',
     path: '/api/bootstrap',
     summary: 'The first screen in one call; failed parts are null with their problem.',
-    answers: { 200: { description: 'Every part, or its problem.', body: 'Bootstrap' } },
+    answers: { 200: { description: 'Every part, or its problem.', body: Schemas.Bootstrap } },
     errors: [],
+    auth: 'none',
   }),
   login: declareRoute({
     id: 'login',
@@ -181,8 +247,11 @@ export const ROUTES = {
     path: '/api/auth/login',
     summary: 'Log in with the chat email and password (or API key).',
     inputs: { body: LoginBody },
-    answers: { 200: { description: 'The new session; the cookie is set.', body: 'Session' } },
+    answers: {
+      200: { description: 'The new session; the cookie is set.', body: Schemas.Session },
+    },
     errors: [400, 401, ...UNSAFE, ...UPSTREAM],
+    auth: 'none',
     servedWhen: 'sessionMode',
   }),
   logout: declareRoute({
@@ -192,6 +261,7 @@ export const ROUTES = {
     summary: 'End the session.',
     answers: { 204: { description: 'Ended.' } },
     errors: [403],
+    auth: 'none',
     servedWhen: 'sessionMode',
   }),
   session: declareRoute({
@@ -199,17 +269,18 @@ export const ROUTES = {
     method: 'get',
     path: '/api/auth/session',
     summary: 'Who is logged in.',
-    answers: { 200: { description: 'The session.', body: 'Session' } },
-    errors: [401],
+    answers: { 200: { description: 'The session.', body: Schemas.Session } },
+    errors: [],
+    auth: 'session',
     servedWhen: 'sessionMode',
   }),
 } as const;
 
-const api: readonly RouteSpec[] = Object.values(ROUTES);
-const sessionOnly = (route: RouteSpec) => route.servedWhen === 'sessionMode';
+const api: readonly RouteSpec<RouteContext>[] = Object.values(ROUTES);
+const sessionOnly = (route: RouteSpec<RouteContext>) => route.servedWhen === 'sessionMode';
 
 /** Every route: the API's, the documents' and operators' (OPS_ROUTES), then the session routes. */
-export const ROUTE_TABLE: readonly RouteSpec[] = [
+export const ROUTE_TABLE: readonly RouteSpec<RouteContext>[] = [
   ...api.filter((route) => !sessionOnly(route)),
   ...OPS_ROUTES,
   ...api.filter(sessionOnly),

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path';
 import { Router } from 'express';
 import { createRequire } from 'node:module';
 import { DOCS_ASSET_ROUTE, DOCS_ROUTE, OPENAPI_ROUTE } from './ops-routes.js';
-import { expressPath, mountRoute } from './route-spec.js';
+import { mountRoute } from './route-mounter.js';
+import { expressPath } from './route-spec.js';
 import { sendEncoded, toEncodable, type EncodableRepresentation } from './send-encoded.js';
 
 /** The documentation page: assets from the gateway itself, styles inline as Swagger UI needs. */

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { Readiness } from '../health/readiness.js';
 import { HEALTH_ROUTE, READINESS_ROUTE } from './ops-routes.js';
-import { mountRoute } from './route-spec.js';
+import { mountRoute } from './route-mounter.js';
 
 /** Liveness and readiness (contract section 2): alive is 200; ready is 503 only while draining. */
 export function createHealthRouter(readiness: Readiness): Router {

@@ -18,9 +18,10 @@ export interface CachedRoute {
   /**
    * The cache key of a request, validated and normalised exactly as the route itself does;
    * undefined whenever the route would answer anything but its cached representation (bad
-   * input, an Accept it cannot meet, a caller it must authenticate).
+   * input, an Accept it cannot meet, a caller it must authenticate). A route with a guard
+   * answers once the guard has looked the caller up (a session read).
    */
-  keyOf(req: IncomingMessage, query: string): string | undefined;
+  keyOf(req: IncomingMessage, query: string): string | undefined | Promise<string | undefined>;
 }
 
 /**
@@ -55,7 +56,21 @@ export function createHitPath(options: {
     const route = routes.get(target.path);
     const key = route?.keyOf(req, target.query);
     if (route === undefined || key === undefined) return next();
+    if (typeof key === 'string') return answer(route, key, req, res, next);
+    // The route's guard looks the caller up first; a failure there is the route's to answer.
+    key.then(
+      (found) => (found === undefined ? next() : answer(route, found, req, res, next)),
+      () => next(),
+    );
+  };
 
+  function answer(
+    route: CachedRoute,
+    key: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    next: (error?: unknown) => void,
+  ): void {
     const applicable = countersOf(options.policies, req);
     const counters = applicable.map((a) => a.counter);
     const claim = options.flights.claimRequest();
@@ -77,7 +92,7 @@ export function createHitPath(options: {
         keep: (made) => options.keepEncoding?.(key, entry, made),
       });
     }, next);
-  };
+  }
 }
 
 /**

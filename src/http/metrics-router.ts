@@ -3,7 +3,8 @@ import { Router } from 'express';
 import { AppError } from '../errors/app-error.js';
 import type { Metrics } from '../observability/metrics.js';
 import { METRICS_ROUTE } from './ops-routes.js';
-import { mountRoute } from './route-spec.js';
+import type { RouteGuard } from './route-mount.js';
+import { mountRoute } from './route-mounter.js';
 
 /**
  * The token of a Bearer credential (RFC 6750 §2.1): the scheme matched case-insensitively
@@ -33,20 +34,33 @@ export function createMetricsRouter(options: {
   token: string | undefined;
 }): Router {
   const router = Router();
-  mountRoute(router, METRICS_ROUTE, async (req, res) => {
-    if (options.token !== undefined) {
-      const header = req.get('authorization');
-      const presented = BEARER.exec(header ?? '')?.[1];
-      if (!sameToken(presented, options.token)) {
-        throw new AppError('UNAUTHORIZED', 'Metrics need a bearer token.', {
-          headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
-        });
-      }
-    }
-    res
-      .status(200)
-      .set({ 'Content-Type': options.metrics.contentType, 'Cache-Control': 'no-store' })
-      .send(await options.metrics.render());
-  });
+  mountRoute(
+    router,
+    METRICS_ROUTE,
+    async (_req, res) => {
+      res
+        .status(200)
+        .set({ 'Content-Type': options.metrics.contentType, 'Cache-Control': 'no-store' })
+        .send(await options.metrics.render());
+    },
+    { metricsToken: metricsTokenGuard(options.token) },
+  );
   return router;
+}
+
+/** The `metricsToken` guard: with METRICS_TOKEN set, the bearer token; without it, anyone. */
+function metricsTokenGuard(token: string | undefined): RouteGuard<true> {
+  return {
+    peek(req) {
+      if (token === undefined) return Promise.resolve(true);
+      const presented = BEARER.exec(req.headers.authorization ?? '')?.[1];
+      return Promise.resolve(sameToken(presented, token) ? true : undefined);
+    },
+    refuse: () =>
+      new AppError('UNAUTHORIZED', 'Metrics need a bearer token.', {
+        headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
+      }),
+    owner: () => 'metrics',
+    run: (_req, _res, _admitted, work) => work(),
+  };
 }

@@ -1,9 +1,18 @@
-import { declareRoute } from './route-spec.js';
+import { ProblemSchema } from '../errors/to-problem.js';
+import { HealthBody, ReadinessBody } from '../health/readiness.js';
+import { declareRoute, namedSchema } from './route-spec.js';
 
 /*
  * The routes of the gateway's own documents and of operators' tools (contract section 2), in
  * the route table (features/route-table.ts) beside the API's.
  */
+
+/** The schemas of every problem and of the operators' answers, named for the document. */
+export const SCHEMA_NAMES = {
+  Problem: namedSchema('Problem', ProblemSchema),
+  Health: namedSchema('Health', HealthBody),
+  Readiness: namedSchema('Readiness', ReadinessBody),
+};
 
 export const OPENAPI_ROUTE = declareRoute({
   id: 'openapi',
@@ -15,6 +24,7 @@ export const OPENAPI_ROUTE = declareRoute({
     304: { description: 'Not modified: the If-None-Match entity-tag is current. No body.' },
   },
   errors: [],
+  auth: 'none',
 });
 
 export const DOCS_ROUTE = declareRoute({
@@ -24,6 +34,7 @@ export const DOCS_ROUTE = declareRoute({
   summary: 'This document, rendered for a person (Swagger UI, served by the gateway).',
   answers: { 200: { description: 'A page.', media: 'text/html', type: 'string' } },
   errors: [],
+  auth: 'none',
 });
 
 /** Swagger UI's files, served by the gateway (no CDN). */
@@ -34,6 +45,7 @@ export const DOCS_ASSET_ROUTE = declareRoute({
   summary: "One of Swagger UI's files.",
   answers: { 200: { description: 'The file.' } },
   errors: [404],
+  auth: 'none',
   undocumented: true,
 });
 
@@ -43,7 +55,8 @@ export const METRICS_ROUTE = declareRoute({
   path: '/metrics',
   summary: 'Prometheus text format.',
   answers: { 200: { description: 'Metrics.', media: 'text/plain', type: 'string' } },
-  errors: [401],
+  errors: [],
+  auth: 'metricsToken',
   servedWhen: 'metrics',
 });
 
@@ -52,8 +65,9 @@ export const HEALTH_ROUTE = declareRoute({
   method: 'get',
   path: '/healthz',
   summary: 'Alive.',
-  answers: { 200: { description: 'Alive.', body: 'Health' } },
+  answers: { 200: { description: 'Alive.', body: SCHEMA_NAMES.Health } },
   errors: [],
+  auth: 'none',
   servedWhen: 'health',
 });
 
@@ -63,10 +77,11 @@ export const READINESS_ROUTE = declareRoute({
   path: '/readyz',
   summary: 'Ready to serve (degraded counts as ready).',
   answers: {
-    200: { description: 'Ready.', body: 'Readiness' },
-    503: { description: 'Draining.', body: 'Readiness' },
+    200: { description: 'Ready.', body: SCHEMA_NAMES.Readiness },
+    503: { description: 'Draining.', body: SCHEMA_NAMES.Readiness },
   },
   errors: [],
+  auth: 'none',
   servedWhen: 'health',
 });
 

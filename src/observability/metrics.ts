@@ -6,7 +6,8 @@ import { replaceProcessCountMetrics } from './process-counts.js';
 import { cumulative } from './cumulative-counter.js';
 
 export type CacheResult = 'hit' | 'miss' | 'stale';
-export type CacheResource = 'search' | 'channel_folders';
+/** A cached route's `cache.resource` in the route table: the label's values come from there. */
+export type CacheResource = string;
 
 /**
  * The gateway's Prometheus metrics (contract section 6), one registry per gateway. When turned
@@ -53,7 +54,11 @@ export interface IsolationStatus {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 const BREAKER_STATE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
-export function createMetrics(options: { enabled: boolean }): Metrics {
+export function createMetrics(options: {
+  enabled: boolean;
+  /** The `resource` label's values: every cache resource of the route table. */
+  cacheResources?: readonly string[];
+}): Metrics {
   const registry = new Registry();
   if (!options.enabled) {
     return {
@@ -90,7 +95,7 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     },
     registry,
   );
-  const cacheCounts = cacheCounter(registry);
+  const cacheCounts = cacheCounter(registry, options.cacheResources ?? []);
   const watched = breakerGauge(registry);
   const watchChatEvents = chatEventMetrics(registry);
   const watchEventStreams = eventStreamMetrics(registry);
@@ -105,7 +110,8 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
     observeUpstream: (upstream, operation, outcome, seconds) =>
       upstreams.observe([upstream, operation, outcome], seconds),
     countCache(resource, result) {
-      cacheCounts[resource][result] += 1;
+      const counts = cacheCounts[resource];
+      if (counts) counts[result] += 1;
     },
     watchBreakers(breakers) {
       Object.assign(watched, breakers);
@@ -121,11 +127,14 @@ export function createMetrics(options: { enabled: boolean }): Metrics {
  * gateway_cache_requests_total: counted in plain numbers on the hit path, handed to
  * prom-client at each scrape (its inc() validates and hashes the labels every time).
  */
-function cacheCounter(registry: Registry): Record<CacheResource, Record<CacheResult, number>> {
-  const cacheCounts: Record<CacheResource, Record<CacheResult, number>> = {
-    search: { hit: 0, miss: 0, stale: 0 },
-    channel_folders: { hit: 0, miss: 0, stale: 0 },
-  };
+function cacheCounter(
+  registry: Registry,
+  resources: readonly string[],
+): Record<CacheResource, Record<CacheResult, number>> {
+  const zero = () => ({ hit: 0, miss: 0, stale: 0 });
+  const cacheCounts: Record<CacheResource, Record<CacheResult, number>> = Object.fromEntries(
+    resources.map((resource) => [resource, zero()]),
+  );
   const cacheReported = structuredClone(cacheCounts);
   new Counter({
     name: 'gateway_cache_requests_total',
@@ -133,12 +142,14 @@ function cacheCounter(registry: Registry): Record<CacheResource, Record<CacheRes
     labelNames: ['resource', 'result'] as const,
     registers: [registry],
     collect() {
-      for (const resource of ['search', 'channel_folders'] as const) {
+      for (const [resource, counts] of Object.entries(cacheCounts)) {
+        const reported = cacheReported[resource] ?? zero();
         for (const result of ['hit', 'miss', 'stale'] as const) {
-          const delta = cacheCounts[resource][result] - cacheReported[resource][result];
+          const delta = counts[result] - reported[result];
           if (delta > 0) this.inc({ resource, result }, delta);
-          cacheReported[resource][result] = cacheCounts[resource][result];
+          reported[result] = counts[result];
         }
+        cacheReported[resource] = reported;
       }
     },
   });

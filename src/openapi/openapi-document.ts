@@ -1,8 +1,18 @@
 import { z } from 'zod';
 import type { Config } from '../../config/load-config.js';
 import { STATUS_TITLES } from '../errors/to-problem.js';
-import { ROUTE_TABLE, SCHEMAS } from '../features/route-table.js';
-import type { RouteAnswer, RouteSpec } from '../http/route-spec.js';
+import { ROUTE_TABLE } from '../features/route-table.js';
+import { SCHEMA_NAMES } from '../http/ops-routes.js';
+import {
+  isBodyAnswer,
+  type NamedSchema,
+  type RouteAnswer,
+  type RouteSpec,
+} from '../http/route-spec.js';
+
+/** What the document's configured schemas are built with (search's `k` bounds). */
+type DocumentContext = { readonly maxK: number };
+type Route = RouteSpec<DocumentContext>;
 
 type Json = Record<string, unknown>;
 
@@ -33,10 +43,10 @@ function parameters(schema: z.ZodType, location: 'query' | 'path'): Json[] {
 }
 
 const problem = (status: number) => ({ $ref: `#/components/responses/Problem${status}` });
-const body = (schema: string, description: string, media = ['application/json']) => ({
+const body = (schema: NamedSchema, description: string, media = ['application/json']) => ({
   description,
   content: Object.fromEntries(
-    media.map((type) => [type, { schema: { $ref: `#/components/schemas/${schema}` } }]),
+    media.map((type) => [type, { schema: { $ref: `#/components/schemas/${schema.name}` } }]),
   ),
 });
 /** A success of another media type than JSON, described by its type alone. */
@@ -53,6 +63,22 @@ const CACHE_HEADERS = {
   ETag: { $ref: '#/components/headers/ETag' },
   'X-Cache': { $ref: '#/components/headers/XCache' },
   'Cache-Status': { $ref: '#/components/headers/CacheStatus' },
+} as const;
+
+/** The schemes the route table's auth kinds name (route-spec.ts, RouteAuth). */
+const SECURITY_SCHEMES = {
+  sessionCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    // `__Host-bff_session` when the cookie is Secure (the default), `bff_session` otherwise.
+    name: '__Host-bff_session',
+    description: 'The session cookie `POST /api/auth/login` sets (session mode).',
+  },
+  metricsToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'METRICS_TOKEN, when it is set.',
+  },
 } as const;
 
 /** Every /api route may answer these: wrong method, rate limit, a gateway fault or outage. */
@@ -83,6 +109,8 @@ export interface OpenApiOptions {
   metrics: boolean;
   /** No OPS_PORT: /healthz and /readyz are on this listener. */
   health: boolean;
+  /** METRICS_TOKEN is set: /metrics needs it as a bearer token. */
+  metricsToken?: boolean;
 }
 
 /** What a gateway with this configuration serves on its public listener. */
@@ -93,40 +121,62 @@ export function openApiOptions(config: Config): OpenApiOptions {
     sessionMode: config.chat.authMode === 'session',
     metrics: health && config.metrics.enabled,
     health,
+    metricsToken: config.metrics.token !== undefined,
   };
 }
 
 const describeAnswer = (answer: RouteAnswer): Json =>
-  'body' in answer
+  isBodyAnswer(answer)
     ? body(answer.body, answer.description, answer.media && [...answer.media])
     : 'type' in answer
       ? plain(answer.media, answer.type, answer.description)
       : { description: answer.description };
 
-/** One route of the table as an OpenAPI operation. */
-function describeRoute(route: RouteSpec, options: OpenApiOptions): Json {
+/** The security schemes an operation needs, by the route's auth kind (route-spec.ts). */
+function securityOf(route: Route, options: OpenApiOptions): Json[] | undefined {
+  const needs = {
+    none: undefined,
+    chatCaller: options.sessionMode ? 'sessionCookie' : undefined,
+    session: 'sessionCookie',
+    metricsToken: options.metricsToken ? 'metricsToken' : undefined,
+  }[route.auth];
+  return needs === undefined ? [] : [{ [needs]: [] }];
+}
+
+function describeParameters(route: Route, options: OpenApiOptions): Json[] {
+  const { path, query } = route.inputs ?? {};
+  const querySchema = typeof query === 'function' ? query({ maxK: options.maxK }) : query;
+  return [
+    ...(path ? parameters(path, 'path') : []),
+    ...(querySchema ? parameters(querySchema, 'query') : []),
+    ...(route.parameters ?? []),
+  ];
+}
+
+function describeResponses(route: Route): Json {
   const responses: Json = Object.fromEntries(
     Object.entries(route.answers).map(([status, answer]) => [status, describeAnswer(answer)]),
   );
-  if (route.cached) {
+  if (route.cache) {
     responses['200'] = { ...(responses['200'] as Json), headers: CACHE_HEADERS };
     responses['304'] = NOT_MODIFIED;
   }
-  const { path, query, body: requestBody } = route.inputs ?? {};
-  const parameterList = [
-    ...(path ? parameters(path, 'path') : []),
-    ...(query
-      ? parameters(typeof query === 'function' ? query(options.maxK) : query, 'query')
-      : []),
-    ...(route.parameters ?? []),
-  ];
+  return responses;
+}
+
+/** One route of the table as an OpenAPI operation. */
+function describeRoute(route: Route, options: OpenApiOptions): Json {
+  const security = securityOf(route, options) ?? [];
+  const parameterList = describeParameters(route, options);
+  const requestBody = route.inputs?.body;
   return operation(
     route.id,
     route.summary,
-    responses,
-    [...route.errors, ...(route.auth && options.sessionMode ? [401] : [])],
+    describeResponses(route),
+    [...route.errors, ...(security.length > 0 ? [401] : [])],
     {
       ...(route.description === undefined ? {} : { description: route.description }),
+      security,
       ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
       ...(requestBody
         ? {
@@ -140,6 +190,19 @@ function describeRoute(route: RouteSpec, options: OpenApiOptions): Json {
   );
 }
 
+/** Every schema an answer names, and the problem's: the document's components. */
+function componentsOf(routes: readonly Route[]): Json {
+  const named = new Map<string, NamedSchema>([['Problem', SCHEMA_NAMES.Problem]]);
+  for (const route of routes) {
+    for (const answer of Object.values(route.answers)) {
+      if (isBodyAnswer(answer)) named.set(answer.body.name, answer.body);
+    }
+  }
+  return Object.fromEntries(
+    [...named].map(([name, { schema }]) => [name, schemaOf(schema, 'output')]),
+  );
+}
+
 /**
  * The OpenAPI 3.1 description of every API and operations route (contract section 2),
  * generated from the route table and the zod schemas that validate the requests and shape the
@@ -147,28 +210,25 @@ function describeRoute(route: RouteSpec, options: OpenApiOptions): Json {
  * responses against it.
  */
 export function createOpenApiDocument(options: OpenApiOptions): Json {
-  const served = (route: RouteSpec) =>
+  const served = (route: Route) =>
     !route.undocumented && (route.servedWhen === undefined || options[route.servedWhen]);
+  const routes: readonly Route[] = ROUTE_TABLE.filter(served);
   const paths: Json = Object.fromEntries(
-    ROUTE_TABLE.filter(served).map((route) => [
-      route.path,
-      { [route.method]: describeRoute(route, options) },
-    ]),
+    routes.map((route) => [route.path, { [route.method]: describeRoute(route, options) }]),
   );
   const statuses = [400, 401, 403, 404, 405, 406, 413, 415, 429, 500, 502, 503, 504];
   return {
     openapi: '3.1.0',
     info: {
       title: 'BFF gateway',
-      version: '2',
+      version: '4',
       description:
-        'The gateway a web frontend calls instead of the chat and search services (GATEWAY-CONTRACT v2).',
+        'The gateway a web frontend calls instead of the chat and search services (GATEWAY-CONTRACT v4).',
     },
     paths,
     components: {
-      schemas: Object.fromEntries(
-        Object.entries(SCHEMAS).map(([name, schema]) => [name, schemaOf(schema, 'output')]),
-      ),
+      schemas: componentsOf(routes),
+      securitySchemes: SECURITY_SCHEMES,
       responses: Object.fromEntries(
         statuses.map((status) => [
           `Problem${status}`,

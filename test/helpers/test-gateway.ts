@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { loadConfig, type Config } from '../../config/load-config.js';
 import type { CachedLoader } from '../../src/cache/cached-loader.js';
 import type { CacheStore } from '../../src/cache/cache-store.js';
-import { createGateway, type Gateway } from '../../src/gateway.js';
+import { createGateway, type Gateway } from '../../src/composition/gateway.js';
+import { ROUTE_TABLE } from '../../src/features/route-table.js';
 import type { Readiness } from '../../src/health/readiness.js';
 import { createOpenApiDocument, openApiOptions } from '../../src/openapi/openapi-document.js';
 import { createResponseChecker, type Drift } from './openapi-responses.js';
@@ -80,28 +81,32 @@ export async function createTestGateway(options: TestGatewayOptions): Promise<Te
   const prefix = uniquePrefix();
   const redisUrl =
     cache === 'memory' ? undefined : cache === 'redis' ? TEST_REDIS_URL : cache.redisUrl;
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SHUTDOWN_DRAIN_DELAY_MS: '0',
-    CHAT_BASE_URL: options.chatOrigin ?? 'http://127.0.0.1:9',
-    SEARCH_BASE_URL: options.searchOrigin,
-    SEARCH_CLIENT_TOKEN: SEARCH_TOKEN,
-    CURSOR_SECRET,
-    SESSION_SECRET,
-    CORS_ORIGINS: APP_ORIGIN,
-    REDIS_KEY_PREFIX: prefix,
-    // Four test files share two cores (more with a CPU hog): a 100 ms command timeout would
-    // turn a scheduling pause into a cache miss. Tests about a slow Redis set their own.
-    REDIS_COMMAND_TIMEOUT_MS: '1000',
-    // The chat event queue is on by default with a service account; tests that want it say so
-    // (test/integration/chat-events.test.ts), so the others see only their own chat calls.
-    CHAT_EVENTS: 'off',
-    ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
-    ...options.env,
-  });
+  const config = loadConfig(
+    {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SHUTDOWN_DRAIN_DELAY_MS: '0',
+      CHAT_BASE_URL: options.chatOrigin ?? 'http://127.0.0.1:9',
+      SEARCH_BASE_URL: options.searchOrigin,
+      SEARCH_CLIENT_TOKEN: SEARCH_TOKEN,
+      CURSOR_SECRET,
+      SESSION_SECRET,
+      CORS_ORIGINS: APP_ORIGIN,
+      REDIS_KEY_PREFIX: prefix,
+      // Four test files share two cores (more with a CPU hog): a 100 ms command timeout would
+      // turn a scheduling pause into a cache miss. Tests about a slow Redis set their own.
+      REDIS_COMMAND_TIMEOUT_MS: '1000',
+      // The chat event queue is on by default with a service account; tests that want it say so
+      // (test/integration/chat-events.test.ts), so the others see only their own chat calls.
+      CHAT_EVENTS: 'off',
+      ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
+      ...options.env,
+    },
+    ROUTE_TABLE,
+  );
   const logs = createLogCapture('debug', config.secrets);
-  const gateway = createGateway(config, {
+  const gateway = createGateway({
+    config,
     logger: logs.logger,
     ...(options.now ? { now: options.now } : {}),
   });

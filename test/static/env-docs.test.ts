@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { cacheVariableSchemas } from '../../config/cache-variables.js';
 import { ENV_VARIABLES } from '../../config/env-schema.js';
+import { ROUTE_TABLE } from '../../src/features/route-table.js';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 describe('configuration documentation', () => {
-  const schema = [...ENV_VARIABLES].sort();
+  // The environment's own variables, and those each cached route of the table brings.
+  const schema = [...ENV_VARIABLES, ...Object.keys(cacheVariableSchemas(ROUTE_TABLE))].sort();
 
   it('when .env.example is read, then it lists exactly the schema variables', () => {
     const listed = [...read('.env.example').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map(
@@ -29,7 +32,7 @@ describe('configuration documentation', () => {
     const env = Object.fromEntries(
       [...read('.env.example').matchAll(/^([A-Z][A-Z0-9_]*)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
     );
-    const config = loadConfig(env);
+    const config = loadConfig(env, ROUTE_TABLE);
     expect(new URL(config.search.baseUrl).hostname).toBe('simulators');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../config/load-config.js';
+import { ROUTE_TABLE } from '../../src/features/route-table.js';
 
 const minimal = {
   CHAT_BASE_URL: 'https://chat.example.test',
@@ -18,15 +19,40 @@ function problemsOf(env: Record<string, string | undefined>): readonly string[] 
 }
 
 describe('loadConfig', () => {
+  it("when a cached route's variable is bad, then the one error names it beside the environment's", () => {
+    const problems = (() => {
+      try {
+        loadConfig({ ...minimal, PORT: 'eighty', CHANNELS_CACHE_TTL_SECONDS: 'soon' }, ROUTE_TABLE);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^PORT /),
+        expect.stringMatching(/^CHANNELS_CACHE_TTL_SECONDS /),
+      ]),
+    );
+    expect(
+      loadConfig({ ...minimal, CHANNELS_CACHE_STALE_SECONDS: '7' }, ROUTE_TABLE).cache['channels'],
+    ).toEqual({ ttlSeconds: 60, staleSeconds: 7, staleIfErrorSeconds: 0 });
+  });
+
   it('when only the required variables are set, then every default applies', () => {
-    const config = loadConfig(minimal);
+    const config = loadConfig(minimal, ROUTE_TABLE);
     expect(config.port).toBe(3000);
     expect(config.chat.authMode).toBe('session');
     expect(config.search.baseUrl).toBe('https://search.example.test/svc');
     expect(config.search.maxK).toBe(10);
     expect(config.redis.topology).toEqual({ kind: 'none' });
     expect(config.corsOrigins).toEqual([]);
-    expect(Object.isFrozen(config.search.cache)).toBe(true);
+    expect(Object.isFrozen(config.cache['search'])).toBe(true);
+    // Each cached route of the table brings its windows, defaulted from its declaration.
+    for (const route of ROUTE_TABLE) {
+      if (route.cache) expect(config.cache[route.cache.resource]).toEqual(route.cache.windows);
+    }
   });
 
   it('when several variables are bad, then one error names every one of them', () => {

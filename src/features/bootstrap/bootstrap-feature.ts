@@ -6,6 +6,7 @@ import type { SearchStatus } from '../../upstreams/search/search-status.js';
 import { describeSession } from '../auth/describe-session.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
+import type { FeatureMounter } from '../route-guards.js';
 import { createBootstrapRouter } from './bootstrap-router.js';
 
 /**
@@ -21,6 +22,7 @@ export function createBootstrapFeature(options: {
   cookie: SessionCookie;
   searchStatus: SearchStatus;
   deadlineMs: number;
+  mounter: FeatureMounter;
 }): Router {
   const { serviceAccount, sessions, cookie } = options;
   return createBootstrapRouter({
@@ -28,6 +30,7 @@ export function createBootstrapFeature(options: {
     credentials: options.credentials,
     searchStatus: options.searchStatus,
     deadlineMs: options.deadlineMs,
+    mounter: options.mounter,
     async identify(req, res) {
       if (serviceAccount) {
         return {

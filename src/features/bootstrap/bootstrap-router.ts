@@ -1,12 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import { toAppError, toProblem, type Problem } from '../../errors/to-problem.js';
-import { mountRoute } from '../../http/route-spec.js';
 import type { ChatCall, ChatCredentials } from '../../upstreams/chat/chat-client.js';
 import { refusedCredentialsOf } from '../../upstreams/chat/chat-client.js';
 import type { SearchStatus } from '../../upstreams/search/search-status.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
+import type { FeatureMounter } from '../route-guards.js';
 import { ROUTES } from '../route-table.js';
 import type { BootstrapPart } from './bootstrap-schema.js';
 
@@ -25,6 +25,7 @@ export interface BootstrapOptions {
   credentials: ChatCredentialsResolver;
   /** One deadline for every part. */
   deadlineMs: number;
+  mounter: FeatureMounter;
 }
 
 type Part = BootstrapPart;
@@ -36,7 +37,7 @@ type Part = BootstrapPart;
  */
 export function createBootstrapRouter(options: BootstrapOptions): Router {
   const router = Router();
-  mountRoute(router, ROUTES.bootstrap, async (req, res) => {
+  options.mounter.mount(router, ROUTES.bootstrap, async (req, res) => {
     const errors: (Problem & { part: Part })[] = [];
     const failed = (part: Part, error: unknown) => {
       errors.push({ ...toProblem(toAppError(error), req.id), part });

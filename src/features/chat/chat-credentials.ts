@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { AppError, isAppError } from '../../errors/app-error.js';
+import type { RouteGuard } from '../../http/route-mount.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { Session, SessionManager } from '../../sessions/session-manager.js';
 import {
@@ -25,6 +26,8 @@ export interface ChatCredentialsResolver {
   peek(req: IncomingMessage): Promise<Caller | undefined>;
   /** The chat server answered 401 to the credentials resolve() gave: the error to answer with. */
   refused(req: Request, res: Response, error: AppError): Promise<AppError>;
+  /** The problem for a request peek() found no caller in. */
+  refuse(req: Request, res: Response): AppError;
 }
 
 /**
@@ -40,6 +43,8 @@ export function createServiceCredentials(credentials: ChatCredentials): ChatCred
     caller: () => Promise.resolve(caller),
     peek: () => Promise.resolve(caller),
     refused: (_req, _res, error) => Promise.resolve(error),
+    // The service account is every request's caller: nobody is refused.
+    refuse: () => new AppError('INTERNAL', 'The service account is missing.'),
   };
 }
 
@@ -56,18 +61,20 @@ export function createSessionCredentials(options: {
     credentials: session.credentials,
     userId: session.profile.userId,
   });
+  const refuse = (req: Request, res: Response) => {
+    if (cookie.read(req) !== undefined) cookie.clear(res);
+    return new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
+  };
   async function caller(req: Request, res: Response): Promise<Caller> {
     const id = cookie.read(req);
     const session = id === undefined ? undefined : await sessions.lookup(id);
-    if (!session) {
-      if (id !== undefined) cookie.clear(res);
-      throw new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
-    }
+    if (!session) throw refuse(req, res);
     return callerOf(session);
   }
   return {
     resolve: async (req, res) => (await caller(req, res)).credentials,
     caller,
+    refuse,
     async peek(req) {
       const id = cookie.read(req);
       const session = id === undefined ? undefined : await sessions.lookup(id);
@@ -110,3 +117,33 @@ export async function callAsCaller<T>(
     throw error;
   }
 }
+
+/**
+ * The `chatCaller` guard of the route table: who a chat route calls the chat server as. A
+ * per-user entry is the chat user's (session mode) or the service account's (service mode).
+ */
+export function createChatCallerGuard(resolver: ChatCredentialsResolver): RouteGuard<Caller> {
+  return {
+    peek: (req) => resolver.peek(req),
+    refuse: (req, res) => resolver.refuse(req, res),
+    owner: (caller) => (caller.userId === undefined ? 'service' : String(caller.userId)),
+    async run(req, res, caller, work) {
+      try {
+        return await work();
+      } catch (error) {
+        // Only a refusal of this caller's own key is theirs to answer (ending their session): a
+        // shared (single-flight) load may fail on another caller's revoked key.
+        if (isAppError(error) && refusedCredentialsOf(error) === caller.credentials) {
+          throw await resolver.refused(req, res, error);
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** A chat call made as the admitted caller, under the request's id. */
+export const callOf = (req: Request, caller: Caller): ChatCall => ({
+  credentials: caller.credentials,
+  requestId: req.id,
+});

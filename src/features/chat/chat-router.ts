@@ -1,62 +1,61 @@
-import { Router, type Request, type Response } from 'express';
-import { mountRoute } from '../../http/route-spec.js';
-import { sendRepresentation } from '../../http/send-representation.js';
-import type { ChatCall } from '../../upstreams/chat/chat-client.js';
+import { Router } from 'express';
+import { toRepresentation } from '../../cache/cache-entry.js';
 import { ROUTES } from '../route-table.js';
-import { callAsCaller, type ChatCredentialsResolver } from './chat-credentials.js';
-import type { ChatService } from './chat-service.js';
+import type { FeatureMounter } from '../route-guards.js';
+import { toChannelList } from './channel-list.js';
+import { callOf } from './chat-credentials.js';
+import { foldersRepresentation, type ChatService } from './chat-service.js';
 
-export interface ChatRouterOptions {
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * `/api/chat/...` (contract section 2): each handler is the chat call and the transform. The
+ * route table decides the rest: input, guard (the caller's session, or the service account),
+ * and for cached routes the key, the scope and the read-through.
+ */
+export function createChatRouter(options: {
   service: ChatService;
-  credentials: ChatCredentialsResolver;
-}
-
-/** `/api/chat/...` (contract section 2): resolve the caller, call the service, send. */
-export function createChatRouter(options: ChatRouterOptions): Router {
-  const { service, credentials } = options;
+  mounter: FeatureMounter;
+}): Router {
+  const { service, mounter } = options;
+  const { client } = service;
   const router = Router();
 
-  const asCaller = <T>(req: Request, res: Response, fn: (call: ChatCall) => Promise<T>) =>
-    callAsCaller(credentials, req, res, fn);
-
-  mountRoute(router, ROUTES.listDrafts, async (req, res) => {
-    const result = await asCaller(req, res, (call) => service.drafts(call));
-    res.set('Cache-Control', 'no-store').json(result);
+  mounter.mount(router, ROUTES.listDrafts, async (req, res, { caller }) => {
+    res.set('Cache-Control', 'no-store').json(await service.drafts(callOf(req, caller)));
   });
 
-  mountRoute(router, ROUTES.listChannelFolders, async (req, res, { query }) => {
-    const { include_archived } = query;
-    // The hit path read this entry already when it admitted the request.
-    const read = req.admission?.read;
-    const known = read?.key === service.channelFoldersKey(include_archived) ? read : undefined;
-    const result = await asCaller(req, res, (call) =>
-      service.channelFolders(call, include_archived, {
-        log: req.log,
-        ...(known ? { known } : {}),
-      }),
-    );
-    sendRepresentation(req, res, result.representation, result);
+  mounter.mountCached(router, ROUTES.listChannelFolders, async ({ query, caller }, req) =>
+    foldersRepresentation(
+      await client.getChannelFolders(callOf(req, caller), query.include_archived),
+    ),
+  );
+
+  mounter.mountCached(router, ROUTES.listChannels, async ({ query, caller }, req) => {
+    const { include_archived: includeArchived } = query;
+    const streams = await client.getStreams(callOf(req, caller), { includeArchived });
+    // The service account answers everyone: no channel beyond what every user may see.
+    const publicOnly = caller.userId === undefined;
+    return toRepresentation(toChannelList(streams, { includeArchived, publicOnly }), JSON_TYPE);
   });
 
-  mountRoute(router, ROUTES.getUserByEmail, async (req, res, { path, query }) => {
-    const result = await asCaller(req, res, (call) =>
-      service.user(call, path.email, {
-        ...(query.client_gravatar === undefined ? {} : { clientGravatar: query.client_gravatar }),
-        ...(query.include_custom_profile_fields === undefined
-          ? {}
-          : { includeCustomProfileFields: query.include_custom_profile_fields }),
-      }),
-    );
-    res.set('Cache-Control', 'no-store').json(result);
+  mounter.mount(router, ROUTES.getUserByEmail, async (req, res, { path, query, caller }) => {
+    const user = await client.getUserByEmail(callOf(req, caller), path.email, {
+      ...(query.client_gravatar === undefined ? {} : { clientGravatar: query.client_gravatar }),
+      ...(query.include_custom_profile_fields === undefined
+        ? {}
+        : { includeCustomProfileFields: query.include_custom_profile_fields }),
+    });
+    res.set('Cache-Control', 'no-store').json({ user });
   });
 
-  mountRoute(router, ROUTES.setUserStatus, async (req, res, { path, body }) => {
-    await asCaller(req, res, (call) => service.updateStatus(call, path.user_id, body));
+  mounter.mount(router, ROUTES.setUserStatus, async (req, res, { path, body, caller }) => {
+    await client.updateUserStatus(callOf(req, caller), path.user_id, body);
     res.status(204).end();
   });
 
-  mountRoute(router, ROUTES.deactivateEmoji, async (req, res, { path }) => {
-    await asCaller(req, res, (call) => service.deactivateEmoji(call, path.emoji_name));
+  mounter.mount(router, ROUTES.deactivateEmoji, async (req, res, { path, caller }) => {
+    await client.deactivateEmoji(callOf(req, caller), path.emoji_name);
     res.status(204).end();
   });
 

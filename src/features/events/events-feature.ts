@@ -10,6 +10,7 @@ import { ROUTES } from '../route-table.js';
 import { createLocalChangeBus, createRedisChangeBus, type ChangeBus } from './change-bus.js';
 import { createEventHub, type EventHub } from './event-hub.js';
 import type { FolderVariant } from './stream-set.js';
+import type { FeatureMounter } from '../route-guards.js';
 import { createEventsRouter } from './events-router.js';
 import { createEventsStage } from './events-stage.js';
 import type { Stage } from '../../http/edge.js';
@@ -66,6 +67,7 @@ export function createEventsFeature(options: {
   heartbeatSeconds: number;
   isDraining(): boolean;
   logger: Logger;
+  mounter: FeatureMounter;
 }): EventsFeature {
   const { chat, cache, sessions } = options;
   const keyOf = (variant: FolderVariant) => chat.channelFoldersKey(variant === 'archived');
@@ -107,7 +109,7 @@ export function createEventsFeature(options: {
       policies: options.policies,
       state: options.state,
     }),
-    router: createEventsRouter(route),
+    router: createEventsRouter({ ...route, mounter: options.mounter }),
     hub,
     stored(key) {
       if (key === keyOf('archived')) bus.publish('archived');

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { mountRoute } from '../../http/route-spec.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
+import type { FeatureMounter } from '../route-guards.js';
 import { ROUTES } from '../route-table.js';
 import { STREAM_HEADERS, type EventHub } from './event-hub.js';
 import { openStream } from './events-stage.js';
@@ -16,6 +16,7 @@ export interface EventsRouterOptions {
   cookie: SessionCookie | undefined;
   /** Whether a stream may open: the events stage asks the same (stream-admission.ts). */
   admission: StreamAdmission;
+  mounter: FeatureMounter;
 }
 
 /**
@@ -29,12 +30,12 @@ export interface EventsRouterOptions {
 export function createEventsRouter(options: EventsRouterOptions): Router {
   const { admission } = options;
   const router = Router();
-  mountRoute(router, ROUTES.events, async (req, res, { query }) => {
+  // The route's guard answers 401 without a session (session mode) before this runs; the
+  // stream then follows that session.
+  options.mounter.mount(router, ROUTES.events, (req, res, { query, caller }) => {
     const { include_archived } = query;
     const early = admission.instanceRefusal();
     if (early !== undefined) throw admission.refuse(early);
-    // 401 without a session (session mode); the stream then follows that session.
-    const caller = await options.credentials.caller(req, res);
     const client = admission.clientOf(req, caller);
     const refusal = admission.refusal(client);
     if (refusal !== undefined) throw admission.refuse(refusal);

@@ -1,0 +1,168 @@
+import type { IncomingMessage } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
+import accepts from 'accepts';
+import type { NextFunction, Request, Response, Router } from 'express';
+import type { z } from 'zod';
+import { AppError } from '../errors/app-error.js';
+import { parseInput } from '../errors/validation-error.js';
+import { methodNotAllowed } from './error-handler.js';
+import {
+  expressPath,
+  isBodyAnswer,
+  type RouteAuth,
+  type RouteInput,
+  type RouteSpec,
+} from './route-spec.js';
+
+/*
+ * What a declaration decides, done once per request: its inputs validated (whichever of the hit
+ * path and the route reads the request first, the other reuses the result), its Accept
+ * negotiated, and its guard run before the handler.
+ */
+
+/** Who may call a route of one `auth` kind, and how its work runs as that caller. */
+export interface RouteGuard<A> {
+  /** Who the request acts as, without answering anything; undefined where it may not call. */
+  peek(req: IncomingMessage): Promise<A | undefined>;
+  /** The problem for a request `peek` refused (a 401, clearing a stale cookie). */
+  refuse(req: Request, res: Response): Error;
+  /** Whose entry a per-user cached answer is: the chat user's id, or the shared account's. */
+  owner(admitted: A): string;
+  /** Runs the route's work as the caller (chat: a refusal of its key ends its session). */
+  run<T>(req: Request, res: Response, admitted: A, work: () => Promise<T>): Promise<T>;
+}
+
+export type Guarded = Exclude<RouteAuth, 'none'>;
+/** The guards a gateway mounts with, by auth kind; a route's kind needs its guard. */
+export type RouteGuards = { readonly [K in Guarded]?: RouteGuard<unknown> };
+
+/** What a guard admitted for a route of this auth kind. */
+export type AdmittedBy<G extends RouteGuards, K extends RouteAuth> = K extends Guarded
+  ? G[K] extends RouteGuard<infer A>
+    ? A
+    : never
+  : undefined;
+
+/** A request's validated input: computed once, then shared by the hit path and the route. */
+// The input's type is the route's; one reader holds one route's requests.
+type Prepared = { readonly input: RouteInput<never> } | { readonly error: unknown };
+
+/** The media types a route's 200 may be sent as, when the Accept header chooses. */
+export function negotiatedMedia(spec: RouteSpec<unknown>): readonly string[] | undefined {
+  const answer = spec.answers['200'];
+  const media = isBodyAnswer(answer) ? answer.media : undefined;
+  return media !== undefined && media.length > 1 ? media : undefined;
+}
+
+/** The answer's `Vary` beyond CORS's `Origin`: `Accept` when the Accept header chooses. */
+export const varyOf = (spec: RouteSpec<unknown>): string | undefined =>
+  negotiatedMedia(spec) ? 'Accept' : undefined;
+
+function negotiate(req: IncomingMessage, media: readonly string[]): string {
+  // No preference is by far the common case: the first type, as negotiation would pick.
+  if (req.headers.accept === undefined) return media[0] as string;
+  const type = accepts(req).type([...media]) as string | false;
+  if (type === false) {
+    throw new AppError('NOT_ACCEPTABLE', `This route answers ${media.join(' or ')}.`);
+  }
+  return type;
+}
+
+const parsedAt = (
+  schema: z.ZodType | undefined,
+  value: unknown,
+  location: 'path' | 'query' | 'body',
+) => (schema === undefined ? undefined : parseInput(schema, value, location));
+
+/**
+ * Validates one route's requests with its declared schemas, the configured ones built once
+ * with the context. `query` is the raw query string when Express has not parsed it yet (the
+ * hit path): Express 5's default ("simple") parser is node:querystring, the same input.
+ */
+export function createInputReader<C>(spec: RouteSpec<C>, context: C) {
+  const { path, query, body } = spec.inputs ?? {};
+  const querySchema = typeof query === 'function' ? query(context) : query;
+  const media = negotiatedMedia(spec);
+  const prepared = new WeakMap<IncomingMessage, Prepared>();
+  const read = (req: IncomingMessage, rawQuery?: string): Prepared => {
+    // Express's request once the router has it; the hit path's reads the raw query only.
+    const express = req as Partial<Request>;
+    try {
+      const accept = media && negotiate(req, media);
+      const query = rawQuery === undefined ? express.query : parseQuery(rawQuery);
+      const input = {
+        path: parsedAt(path, express.params, 'path'),
+        query: parsedAt(querySchema, query, 'query'),
+        body: parsedAt(body, express.body, 'body'),
+        accept,
+      };
+      return { input: input as RouteInput<never> };
+    } catch (error) {
+      return { error };
+    }
+  };
+  return {
+    querySchema,
+    /** The request's input, read once; `error` is the problem the route answers instead. */
+    prepare(req: IncomingMessage, rawQuery?: string): Prepared {
+      let result = prepared.get(req);
+      if (result === undefined) {
+        result = read(req, rawQuery);
+        prepared.set(req, result);
+      }
+      return result;
+    },
+  };
+}
+
+/** The input, or the validation problem thrown. */
+export function inputOf<S>(prepared: Prepared): RouteInput<S> {
+  if ('error' in prepared) throw prepared.error;
+  return prepared.input;
+}
+
+/** Runs a route's guard once per request: the hit path's peek is the route's too. */
+export function createAdmission<A>(guard: RouteGuard<A>) {
+  const peeked = new WeakMap<IncomingMessage, Promise<A | undefined>>();
+  const peek = (req: IncomingMessage): Promise<A | undefined> => {
+    let result = peeked.get(req);
+    if (result === undefined) {
+      result = guard.peek(req);
+      peeked.set(req, result);
+    }
+    return result;
+  };
+  return {
+    guard,
+    peek,
+    async admit(req: Request, res: Response): Promise<A> {
+      const admitted = await peek(req);
+      if (admitted === undefined) throw guard.refuse(req, res);
+      return admitted;
+    },
+  };
+}
+
+/** The guard a route's auth kind needs; a route whose guard was not given fails at start-up. */
+export function guardOf(
+  spec: RouteSpec<unknown>,
+  guards: RouteGuards,
+): RouteGuard<unknown> | undefined {
+  if (spec.auth === 'none') return undefined;
+  const guard = guards[spec.auth];
+  if (guard === undefined) {
+    throw new Error(`route ${spec.id} needs the ${spec.auth} guard, and none was given`);
+  }
+  return guard;
+}
+
+/** Mounts a route's method on `router`; any other method is a 405 with `Allow`. */
+export function mountMethod(
+  router: Router,
+  spec: RouteSpec<unknown>,
+  handle: (req: Request, res: Response, next: NextFunction) => void | Promise<void>,
+): void {
+  const route = router.route(expressPath(spec.path));
+  route[spec.method](handle);
+  route.all(methodNotAllowed([spec.method.toUpperCase()]));
+}

@@ -1,0 +1,213 @@
+import type { IncomingMessage } from 'node:http';
+import type { Request, Response, Router } from 'express';
+import type { CacheWindows } from '../../config/load-config.js';
+import type { Representation } from '../cache/cache-entry.js';
+import type { CachedLoader } from '../cache/cached-loader.js';
+import type { CachedRoute } from './hit-path.js';
+import {
+  createAdmission,
+  createInputReader,
+  guardOf,
+  inputOf,
+  mountMethod,
+  varyOf,
+  type AdmittedBy,
+  type RouteGuard,
+  type RouteGuards,
+} from './route-mount.js';
+import type { CachePolicy, RouteInput, RouteSpec } from './route-spec.js';
+import { sendRepresentation } from './send-representation.js';
+
+/*
+ * Mounts the route table's declarations. A plain route's handler gets its validated input and
+ * its caller; a cached route's handler is only the upstream call and the transform: the key,
+ * the caller's scope, the read-through, the answer's headers and the hit path's entry all come
+ * from its cache policy.
+ */
+
+/** What a route handler gets: the validated input and who its guard admitted. */
+export type GuardedInput<S, A> = RouteInput<S> & { readonly caller: A };
+
+/** A cached route's work on a miss: the upstream call and the transform to the stored bytes. */
+export type CachedLoad<S, A> = (input: GuardedInput<S, A>, req: Request) => Promise<Representation>;
+
+export interface RouteMounterOptions<C, G extends RouteGuards> {
+  /** What configured schemas and cache keys are built with (route-table.ts, RouteContext). */
+  context: C;
+  guards: G;
+  /** What cached routes need: routes without a cache policy are mounted without it. */
+  cache?: {
+    /** The read-through every cached route uses. */
+    loader: CachedLoader;
+    /** A cached resource's windows, as its variables set them (config.cache). */
+    windows(resource: string): CacheWindows;
+  };
+}
+
+export interface RouteMounter<C, G extends RouteGuards> {
+  mount<S extends RouteSpec<C>>(
+    router: Router,
+    spec: S,
+    handler: (
+      req: Request,
+      res: Response,
+      input: GuardedInput<S, AdmittedBy<G, S['auth']>>,
+    ) => void | Promise<void>,
+  ): void;
+  mountCached<S extends RouteSpec<C>>(
+    router: Router,
+    spec: S,
+    load: CachedLoad<S, AdmittedBy<G, S['auth']>>,
+  ): void;
+  /**
+   * A cached route's entry for work outside a request of its own (the first screen, the chat
+   * events' refresh): the same key and windows its requests use.
+   */
+  entryOf<S extends RouteSpec<C>>(spec: S): CachedEntry<S>;
+  /** The cached routes mounted so far: what the hit path answers before Express. */
+  readonly cachedRoutes: readonly CachedRoute[];
+}
+
+export interface CachedEntry<S> {
+  /** The entry's key; `owner` is the guard's owner of the caller for a per-user route. */
+  key(input: RouteInput<S>, owner?: string): string;
+  readonly windows: CacheWindows;
+}
+
+/** `{resource}:v{version}:{parts}:{tag}`, the tag in braces (one Redis Cluster slot). */
+export function cacheKey(
+  policy: CachePolicy<never, unknown>,
+  parts: readonly string[],
+  owner: string | undefined,
+): string {
+  const tag = parts.at(-1) ?? '';
+  const scoped = owner === undefined ? tag : `${tag}:user=${owner}`;
+  const head = [policy.resource, `v${policy.version}`, ...parts.slice(0, -1)].join(':');
+  return `${head}:{${scoped}}`;
+}
+
+/** A per-user entry is never served past its TTL plus stale window (contract section 2). */
+const scoped = (policy: CachePolicy<never, unknown>, windows: CacheWindows): CacheWindows =>
+  policy.scope === 'user' ? { ...windows, staleIfErrorSeconds: 0 } : windows;
+
+export function createRouteMounter<C, G extends RouteGuards>(
+  options: RouteMounterOptions<C, G>,
+): RouteMounter<C, G> {
+  const cachedRoutes: CachedRoute[] = [];
+
+  function entryOf<S extends RouteSpec<C>>(spec: S): CachedEntry<S> {
+    const policy = spec.cache;
+    if (policy === undefined || options.cache === undefined) {
+      throw new Error(`route ${spec.id} has no cache policy, or the mounter no cache`);
+    }
+    return {
+      key: (input, owner) => cacheKey(policy, policy.key(input as never, options.context), owner),
+      windows: scoped(policy, options.cache.windows(policy.resource)),
+    };
+  }
+
+  function parts<S extends RouteSpec<C>>(spec: S) {
+    const reader = createInputReader<C>(spec, options.context);
+    const guard = guardOf(spec, options.guards);
+    const admission = guard && createAdmission(guard);
+    const admit = (req: Request, res: Response) =>
+      admission ? admission.admit(req, res) : Promise.resolve(undefined);
+    return { reader, guard, admission, admit };
+  }
+
+  return {
+    cachedRoutes,
+    entryOf,
+    mount(router, spec, handler) {
+      const { reader, guard, admit } = parts(spec);
+      mountMethod(router, spec, async (req, res) => {
+        const input = inputOf<typeof spec>(reader.prepare(req));
+        const caller = await admit(req, res);
+        const guarded = { ...input, caller } as GuardedInput<typeof spec, never>;
+        await (guard
+          ? guard.run(req, res, caller, async () => handler(req, res, guarded))
+          : handler(req, res, guarded));
+      });
+    },
+    mountCached(router, spec, load) {
+      const policy = spec.cache;
+      const cache = options.cache;
+      if (policy === undefined || cache === undefined) {
+        throw new Error(`route ${spec.id} is mounted cached without a cache policy or a cache`);
+      }
+      const { reader, guard, admission, admit } = parts(spec);
+      if (policy.scope === 'user' && guard === undefined) {
+        throw new Error(`route ${spec.id} caches per user, but has no caller to tell apart`);
+      }
+      const { windows } = entryOf(spec);
+      const vary = varyOf(spec);
+      const keyOf = (input: RouteInput<typeof spec>, caller: unknown) =>
+        entryOf(spec).key(input, policy.scope === 'user' ? ownerOf(guard, caller) : undefined);
+
+      mountMethod(router, spec, async (req, res) => {
+        const input = inputOf<typeof spec>(reader.prepare(req));
+        const caller = await admit(req, res);
+        const key = keyOf(input, caller);
+        // The hit path read this entry already when it admitted the request.
+        const read = req.admission?.read;
+        const guarded = { ...input, caller } as GuardedInput<typeof spec, never>;
+        const work = () =>
+          cache.loader.get(key, windows, () => load(guarded, req), {
+            log: req.log,
+            ...(read?.key === key ? { known: read } : {}),
+          });
+        const result = await (guard ? guard.run(req, res, caller, work) : work());
+        sendRepresentation(req, res, result.representation, {
+          ...result,
+          ...(vary ? { vary } : {}),
+        });
+      });
+
+      cachedRoutes.push({
+        path: spec.path,
+        ...(vary ? { vary } : {}),
+        keyOf(req: IncomingMessage, query: string) {
+          const prepared = reader.prepare(req, query);
+          if ('error' in prepared) return undefined;
+          const input = prepared.input as RouteInput<typeof spec>;
+          // A key the request cannot have (a forged cursor) is the route's to answer.
+          const tryKey = (caller: unknown) => {
+            try {
+              return keyOf(input, caller);
+            } catch {
+              return undefined;
+            }
+          };
+          if (admission === undefined) return tryKey(undefined);
+          return admission
+            .peek(req)
+            .then((caller) => (caller === undefined ? undefined : tryKey(caller)));
+        },
+      });
+    },
+  };
+}
+
+const ownerOf = (guard: RouteGuard<unknown> | undefined, caller: unknown): string =>
+  (guard as RouteGuard<unknown>).owner(caller);
+
+/**
+ * Mounts a route without a runtime context (the operations routes), its guard given here when
+ * its auth kind needs one.
+ */
+export function mountRoute<S extends RouteSpec<never>, G extends RouteGuards = RouteGuards>(
+  router: Router,
+  spec: S,
+  handler: (
+    req: Request,
+    res: Response,
+    input: GuardedInput<S, AdmittedBy<G, S['auth']>>,
+  ) => void | Promise<void>,
+  guards?: G,
+): void {
+  createRouteMounter<never, G>({ context: undefined as never, guards: guards ?? ({} as G) }).mount(
+    router,
+    spec,
+    handler,
+  );
+}
