@@ -13,6 +13,8 @@ const ALLOWED_HEADERS = [
   'If-None-Match',
   'traceparent',
   'tracestate',
+  // An EventSource reconnecting sends the version it holds (contract sections 1 and 2.2).
+  'Last-Event-ID',
 ];
 /** Response headers its scripts may read (contract section 1). */
 const EXPOSED_HEADERS = [

@@ -94,6 +94,20 @@ describe('CORS', () => {
     expect(res.headers.vary).toMatch(/Origin/);
   });
 
+  it('when a page preflights a request with every header contract section 1 names, then each is allowed', async () => {
+    const asked = ['traceparent', 'tracestate', 'If-None-Match', 'Last-Event-ID', 'X-CSRF'];
+    const res = await request(gw.app)
+      .options('/api/events')
+      .set('Origin', APP_ORIGIN)
+      .set('Access-Control-Request-Method', 'GET')
+      .set('Access-Control-Request-Headers', asked.join(',').toLowerCase());
+    expect(res.status).toBe(204);
+    const allowed = String(res.headers['access-control-allow-headers'])
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    expect(asked.filter((name) => !allowed.includes(name.toLowerCase()))).toEqual([]);
+  });
+
   it('when another origin preflights, then nothing is allowed', async () => {
     const res = await request(gw.app)
       .options('/api/chat/users/4/status')
