@@ -35,7 +35,7 @@ export interface EventsGatewayOptions {
  * The node options a gateway holding `maxStreams` runs with: BENCH_GATEWAY_NODE_OPTIONS when
  * set, else the production ones with the heap cap raised as operations.md tells an operator to,
  * so that the streams fit in the share of the heap they may take (streams-allowed.ts; under the
- * production cap the gateway would lower EVENTS_MAX_STREAMS to about 5,000).
+ * production cap the gateway would lower EVENTS_MAX_STREAMS to about 7,500).
  */
 export function eventsNodeOptions(maxStreams: number): string[] {
   if (process.env['BENCH_GATEWAY_NODE_OPTIONS'] !== undefined) return GATEWAY_NODE_OPTIONS;

@@ -13,7 +13,7 @@
  * to the new instances) then allocated each search's garbage in the old generation, where only
  * a full collection frees it. Measured with 10,000 streams opened first, runs alternating: a
  * hot hit cost 144–169 µs with the streams open and 120–139 once they closed, against 82–85
- * and 80–83 with the flag (docs/performance.md). On an instance that never saw the streams the
+ * and 80–83 with the flag (docs/log/measurements.md). On an instance that never saw the streams the
  * flag costs nothing measurable (G1, G3, G7 at 1.05, 0.99, 0.99 of the CPU).
  */
 export const GATEWAY_NODE_OPTIONS = '--max-old-space-size=128 --no-allocation-site-pretenuring';

@@ -23,7 +23,7 @@ export interface Representation {
   readonly digest: string;
   /**
    * `body` compressed as br and gzip, each once made: kept with a stored entry, so that only
-   * the first answer in a coding compresses (docs/performance.md). None on a fresh load nor
+   * the first answer in a coding compresses (docs/reliability.md, Compression). None on a fresh load nor
    * with COMPRESSION=off.
    */
   readonly encoded?: EncodedBodies;

@@ -4,7 +4,7 @@ import { madeOf } from './encodings.js';
 
 /**
  * A store whose entries keep the compressed bodies their answers made (COMPRESSION=on, contract
- * section 4 as docs/performance.md departs from it): a miss that was answered compressed made
+ * section 4 as docs/reliability.md, Compression, departs from it): a miss that was answered compressed made
  * that coding once, and the write stores those very bytes with the entry (`madeOf`), so the
  * bytes stored are the bytes sent. It compresses nothing itself: a coding nobody has asked for
  * yet is made by the first answer that needs it and added to the entry then (`addEncoding`),

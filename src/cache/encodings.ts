@@ -6,7 +6,7 @@ const CODINGS = ['br', 'gzip'] as const satisfies readonly Coding[];
 
 /**
  * A body's compressed forms, each made on the first answer that needed it (contract section 4,
- * as this gateway departs from it: docs/performance.md); each decompresses to exactly the
+ * as this gateway departs from it: docs/reliability.md, Compression); each decompresses to exactly the
  * identity body.
  */
 export type EncodedBodies = { readonly [C in Coding]?: Buffer };

@@ -11,7 +11,7 @@ const ajv = new Ajv({ allErrors: false, strict: true });
 /**
  * A zod schema's verdict on a value, without zod's copy of the value. zod builds a new object for
  * every object it checks; for a large upstream body that copy was the biggest part of a search
- * miss's garbage (docs/performance.md). Only for schemas whose output is their input: loose
+ * miss's garbage (docs/log/measurements.md). Only for schemas whose output is their input: loose
  * objects, no transforms, defaults or stripping.
  *
  * ajv, compiled once from the schema's own JSON Schema, checks the value where it lies; the

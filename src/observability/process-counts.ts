@@ -4,7 +4,7 @@ import { Gauge, type Registry } from 'prom-client';
 /*
  * prom-client's default metrics that count the process's descriptors, handles and resources
  * walk every one of them at each scrape, on the event loop. With 10,000 event streams open a
- * scrape held the loop ~40 ms (measured, docs/performance.md): `readdirSync('/proc/self/fd')`
+ * scrape held the loop ~40 ms (measured: docs/log/measurements.md): `readdirSync('/proc/self/fd')`
  * 13 ms, `process._getActiveHandles()` called once per gauge of the pair, 18 ms, and
  * `getActiveResourcesInfo()` likewise, 7 ms; every request in flight waited for it. The same
  * five metrics, same names, help and labels, made cheaper: the descriptors are listed by an

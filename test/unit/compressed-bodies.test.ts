@@ -8,7 +8,7 @@ import { createMemoryCacheStore } from '../../src/cache/memory-cache-store.js';
 
 /*
  * Compressed bodies kept with their entries, each made by the first answer that needed it and
- * counted against CACHE_MAX_BYTES (contract 1, 4; docs/performance.md for the departure).
+ * counted against CACHE_MAX_BYTES (contract 1, 4; docs/reliability.md, Compression, for the departure).
  */
 
 afterEach(() => {

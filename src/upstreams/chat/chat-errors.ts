@@ -1,18 +1,24 @@
 import { AppError } from '../../errors/app-error.js';
 
-/** Which call failed: some messages mean different things on different endpoints. */
-export type ChatOperation =
-  | 'drafts'
-  | 'channel-folders'
-  | 'streams'
-  | 'user'
-  | 'status'
-  | 'emoji'
-  | 'login'
-  | 'me'
-  | 'register'
-  | 'events'
-  | 'delete-queue';
+/**
+ * Every chat call, by the `operation` label its metrics carry. Which call failed matters too:
+ * some messages mean different things on different endpoints.
+ */
+export const CHAT_OPERATIONS = [
+  'drafts',
+  'channel-folders',
+  'streams',
+  'user',
+  'status',
+  'emoji',
+  'login',
+  'me',
+  'register',
+  'events',
+  'delete-queue',
+] as const;
+
+export type ChatOperation = (typeof CHAT_OPERATIONS)[number];
 
 /**
  * The event queue is gone (GET /events' BAD_EVENT_QUEUE_ID: garbage-collected, or the server
