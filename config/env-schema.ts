@@ -387,7 +387,8 @@ function secretValues(e: Env): string[] {
  * The variables grouped the way the code uses them. This mapping is the only place a variable
  * name meets its use: the Config type is inferred from it, never written out a second time.
  */
-export const ConfigSchema = EnvSchema.transform((e) => ({
+/** The upstreams, Redis and the cache, grouped the way the code uses them. */
+const backendsOf = (e: Env) => ({
   port: e.PORT,
   host: e.HOST,
   logLevel: e.LOG_LEVEL,
@@ -428,6 +429,10 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
   cacheMaxBytes: e.CACHE_MAX_BYTES,
   cacheTtlJitterRatio: e.CACHE_TTL_JITTER_PERCENT / 100,
   retryAfterMaxSeconds: e.RETRY_AFTER_MAX_SECONDS,
+});
+
+/** How the gateway serves its callers and stops. */
+const servingOf = (e: Env) => ({
   breaker: {
     failurePercent: e.BREAKER_FAILURE_PERCENT,
     minRequests: e.BREAKER_MIN_REQUESTS,
@@ -493,7 +498,9 @@ export const ConfigSchema = EnvSchema.transform((e) => ({
   shutdownDrainDelayMs: e.SHUTDOWN_DRAIN_DELAY_MS,
   /** The credentials above as strings (contract section 1): removed from logs and upstream text. */
   secrets: secretValues(e),
-}));
+});
+
+export const ConfigSchema = EnvSchema.transform((e) => ({ ...backendsOf(e), ...servingOf(e) }));
 
 type DeepReadonly<T> = T extends readonly (infer U)[]
   ? readonly DeepReadonly<U>[]

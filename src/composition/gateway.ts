@@ -21,6 +21,8 @@ export interface Gateway {
   readonly readiness: Readiness;
   readonly loader: CachedLoader;
   readonly cache: CacheStore;
+  /** The paths the hit path answers before Express: every cached route of the table. */
+  readonly hitPaths: readonly string[];
   /** Connects Redis (a Redis that is down is a degraded cache, never a failed start), then listens. */
   start(): Promise<void>;
   /** `http://host:port` it listens on; throws before start(). */
@@ -82,6 +84,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     readiness: parts.readiness,
     loader: parts.loader,
     cache: parts.cache,
+    hitPaths: parts.hitPaths,
     server: http.server,
     get url() {
       if (url === undefined) throw new Error('the gateway is not listening');

@@ -46,6 +46,8 @@ export interface GatewayParts {
   readiness: Readiness;
   loader: CachedLoader;
   cache: CacheStore;
+  /** The paths whose fresh hits are answered before Express: every cached route mounted. */
+  hitPaths: readonly string[];
   /**
    * The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on: it starts once
    * the gateway listens.
@@ -123,6 +125,7 @@ export function createGatewayParts(options: Wiring & { maxConnections: number })
   });
   return {
     ...pipeline,
+    hitPaths: features.cachedRoutes.map((route) => route.path),
     readiness,
     loader,
     cache: stores.cache,

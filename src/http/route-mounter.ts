@@ -163,27 +163,41 @@ export function createRouteMounter<C, G extends RouteGuards>(
         });
       });
 
-      cachedRoutes.push({
-        path: spec.path,
-        ...(vary ? { vary } : {}),
-        keyOf(req: IncomingMessage, query: string) {
-          const prepared = reader.prepare(req, query);
-          if ('error' in prepared) return undefined;
-          const input = prepared.input as RouteInput<typeof spec>;
-          // A key the request cannot have (a forged cursor) is the route's to answer.
-          const tryKey = (caller: unknown) => {
-            try {
-              return keyOf(input, caller);
-            } catch {
-              return undefined;
-            }
-          };
-          if (admission === undefined) return tryKey(undefined);
-          return admission
-            .peek(req)
-            .then((caller) => (caller === undefined ? undefined : tryKey(caller)));
-        },
-      });
+      cachedRoutes.push(hitEntry(spec.path, vary, reader, admission, keyOf));
+    },
+  };
+}
+
+/**
+ * A cached route as the hit path reads it: the same validated input, the same guard's lookup
+ * of the caller and the same key as the route's own, each made once per request.
+ */
+function hitEntry<I>(
+  path: string,
+  vary: string | undefined,
+  reader: { prepare(req: IncomingMessage, query?: string): { input: I } | { error: unknown } },
+  admission: { peek(req: IncomingMessage): Promise<unknown> } | undefined,
+  keyOf: (input: I, caller: unknown) => string,
+): CachedRoute {
+  return {
+    path,
+    ...(vary ? { vary } : {}),
+    keyOf(req, query) {
+      const prepared = reader.prepare(req, query);
+      if ('error' in prepared) return undefined;
+      const { input } = prepared;
+      // A key the request cannot have (a forged cursor) is the route's to answer.
+      const tryKey = (caller: unknown) => {
+        try {
+          return keyOf(input, caller);
+        } catch {
+          return undefined;
+        }
+      };
+      if (admission === undefined) return tryKey(undefined);
+      return admission
+        .peek(req)
+        .then((caller) => (caller === undefined ? undefined : tryKey(caller)));
     },
   };
 }

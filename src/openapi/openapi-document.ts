@@ -190,6 +190,14 @@ function describeRoute(route: Route, options: OpenApiOptions): Json {
   );
 }
 
+/** The security schemes some operation of this document needs, and no other. */
+function schemesUsedBy(routes: readonly Route[], options: OpenApiOptions): Json {
+  const used = new Set(
+    routes.flatMap((route) => (securityOf(route, options) ?? []).flatMap(Object.keys)),
+  );
+  return Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => used.has(name)));
+}
+
 /** Every schema an answer names, and the problem's: the document's components. */
 function componentsOf(routes: readonly Route[]): Json {
   const named = new Map<string, NamedSchema>([['Problem', SCHEMA_NAMES.Problem]]);
@@ -228,7 +236,7 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
     paths,
     components: {
       schemas: componentsOf(routes),
-      securitySchemes: SECURITY_SCHEMES,
+      securitySchemes: schemesUsedBy(routes, options),
       responses: Object.fromEntries(
         statuses.map((status) => [
           `Problem${status}`,

@@ -50,8 +50,17 @@ export const streamCallsBy = (upstreams: Upstreams, kind: CredentialKind): numbe
  * Read here rather than with promtool.ts's sample(), which needs promtool on the machine.
  */
 export function channelCacheCount(exposition: string, result: string): number | undefined {
+  return cacheCount(exposition, 'channels', result);
+}
+
+/** gateway_cache_requests_total{resource, result} in a scrape, or undefined when absent. */
+export function cacheCount(
+  exposition: string,
+  resource: string,
+  result: string,
+): number | undefined {
   const wanted = new Map([
-    ['resource', 'channels'],
+    ['resource', resource],
     ['result', result],
   ]);
   for (const line of exposition.split('\n')) {

@@ -175,6 +175,70 @@ describe('/docs', () => {
   });
 });
 
+describe('OpenAPI security, from the route table', () => {
+  type Op = { security?: Record<string, string[]>[]; responses: Record<string, unknown> };
+  const operations = (document: Record<string, unknown>) =>
+    new Map(
+      Object.values(
+        document['paths'] as Record<string, Record<string, Op & { operationId: string }>>,
+      )
+        .flatMap((methods) => Object.values(methods))
+        .map((op) => [op.operationId, op] as const),
+    );
+
+  it("when the document is made, then every operation states its security by the route's auth kind", () => {
+    const session = operations(
+      createOpenApiDocument({
+        maxK: 10,
+        sessionMode: true,
+        metrics: true,
+        health: true,
+        metricsToken: true,
+      }),
+    );
+    const service = operations(
+      createOpenApiDocument({ maxK: 10, sessionMode: false, metrics: true, health: true }),
+    );
+    for (const [id, op] of session) expect(op.security, id).toBeDefined();
+    expect(session.get('listChannels')?.security).toEqual([{ sessionCookie: [] }]);
+    expect(session.get('session')?.security).toEqual([{ sessionCookie: [] }]);
+    expect(session.get('search')?.security).toEqual([]);
+    expect(session.get('metrics')?.security).toEqual([{ metricsToken: [] }]);
+    expect(session.get('listChannels')?.responses['401']).toBeDefined();
+    // Service mode: the chat routes act as the service account; no cookie, no 401.
+    expect(service.get('listChannels')?.security).toEqual([]);
+    expect(service.get('listChannels')?.responses['401']).toBeUndefined();
+    expect(service.get('metrics')?.security).toEqual([]);
+  });
+
+  it('when the document is made, then it names exactly the security schemes its operations use', () => {
+    const schemes = (options: Parameters<typeof createOpenApiDocument>[0]) =>
+      Object.keys(
+        (createOpenApiDocument(options)['components'] as Record<string, object>)[
+          'securitySchemes'
+        ] ?? {},
+      ).sort();
+    expect(
+      schemes({ maxK: 10, sessionMode: true, metrics: true, health: true, metricsToken: true }),
+    ).toEqual(['metricsToken', 'sessionCookie']);
+    expect(schemes({ maxK: 10, sessionMode: false, metrics: true, health: true })).toEqual([]);
+  });
+
+  it('when an answer has a schema, then the document names it among its components', () => {
+    const document = fullDocument();
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining(['ChannelList', 'ChannelFolders', 'ResultList', 'Problem']),
+    );
+    const ok = document.paths['/api/chat/channels']?.['get']?.responses as Record<
+      string,
+      { content: Record<string, { schema: unknown }> }
+    >;
+    expect(ok['200']?.content['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/ChannelList',
+    });
+  });
+});
+
 /** An operation whose success is a server-sent event stream (`GET /api/events`). */
 function isEventStream(operation: unknown): boolean {
   const ok = (operation as { responses?: Record<string, { content?: object }> }).responses?.['200'];
