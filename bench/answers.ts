@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createChatSimulator } from '../simulators/chat/chat-simulator.js';
 import { createSearchSimulator } from '../simulators/search/search-simulator.js';
 import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
+import { ROUTE_TABLE } from '../src/features/route-table.js';
 import { prepareBaseline } from './baseline-build.js';
 
 /*
@@ -98,6 +99,8 @@ function chatSteps(session: boolean, emails: { owner: string; administrator: str
       path: '/api/chat/channel-folders?include_archived=true',
       headers,
     });
+    steps.push({ ...s, method: 'GET', path: '/api/chat/channels', headers });
+    steps.push({ ...s, method: 'GET', path: '/api/chat/channels?include_archived=1', headers });
     steps.push({ ...s, method: 'GET', path: '/api/bootstrap', headers });
   }
   for (const path of [
@@ -191,6 +194,27 @@ function authSteps(owner: { email: string; password: string }): Step[] {
 }
 
 /** The body's text when it is small and text, so a difference can be shown. */
+/**
+ * The recorder's list is checked against the route table, not kept beside it: a route this
+ * mode serves that no step asks is an error, so a new route cannot go unrecorded.
+ */
+function assertEveryRoute(steps: readonly Step[], mode: 'session' | 'service'): void {
+  const served = ROUTE_TABLE.filter(
+    (route) => !route.undocumented && (route.servedWhen !== 'sessionMode' || mode === 'session'),
+  );
+  const missing = served.filter((route) => {
+    const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?|$)`);
+    return !steps.some(
+      (step) => step.method === route.method.toUpperCase() && pattern.test(step.path),
+    );
+  });
+  if (missing.length > 0) {
+    throw new Error(
+      `answers: no step asks ${missing.map((r) => `${r.method.toUpperCase()} ${r.path}`).join(', ')} in ${mode} mode`,
+    );
+  }
+}
+
 function printable(body: Buffer, contentType: string | undefined): string {
   const text = contentType !== undefined && /json|text|html|javascript/.test(contentType);
   return text && body.length <= 65536 ? body.toString('utf8') : '';
@@ -323,6 +347,7 @@ async function record(entry: string, ports: { chat: number; search: number }): P
           : []),
         ...chatSteps(mode === 'session', { owner: owner.email, administrator: account.email }),
       ];
+      assertEveryRoute(steps, mode);
       const jar: { cookie?: string } = {};
       for (const [index, step] of steps.entries()) {
         const answer = await send(gateway.url, step, index, jar);

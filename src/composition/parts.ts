@@ -2,7 +2,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/load-config.js';
 import { createApp, createOpsApp } from './app.js';
-import { resourceOf } from '../cache/cache-resource.js';
+import { createResourceOf } from '../cache/cache-resource.js';
 import { createCachedLoader, type CachedLoader } from '../cache/cached-loader.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createEncodingsStore } from '../cache/encodings-store.js';
@@ -36,6 +36,7 @@ const UPSTREAM_OF: ReadonlyMap<string, 'chat' | 'search'> = new Map(
   ),
 );
 const RESOURCES = [...UPSTREAM_OF.keys()];
+const resourceOf = createResourceOf(RESOURCES);
 
 /** Everything the gateway is made of, built from configuration, not yet connected. */
 export interface GatewayParts {

@@ -22,8 +22,11 @@ import {
 
 /** Who may call a route of one `auth` kind, and how its work runs as that caller. */
 export interface RouteGuard<A> {
-  /** Who the request acts as, without answering anything; undefined where it may not call. */
-  peek(req: IncomingMessage): Promise<A | undefined>;
+  /**
+   * Who the request acts as, without answering anything; undefined where it may not call. At
+   * once when the guard needs no lookup (the service account), so a hit waits for nothing.
+   */
+  peek(req: IncomingMessage): A | undefined | Promise<A | undefined>;
   /** The problem for a request `peek` refused (a 401, clearing a stale cookie). */
   refuse(req: Request, res: Response): Error;
   /** Whose entry a per-user cached answer is: the chat user's id, or the shared account's. */
@@ -47,6 +50,15 @@ export type AdmittedBy<G extends RouteGuards, K extends RouteAuth> = K extends G
 // The input's type is the route's; one reader holds one route's requests.
 type Prepared = { readonly input: RouteInput<never> } | { readonly error: unknown };
 
+/**
+ * Where a request keeps its validated input between the hit path and the route: a property of
+ * the request, as `req.admission` is, rather than a WeakMap entry per request.
+ */
+const PREPARED = Symbol('prepared input');
+interface PreparedSlot {
+  [PREPARED]?: { readonly reader: unknown; readonly result: Prepared };
+}
+
 /** The media types a route's 200 may be sent as, when the Accept header chooses. */
 export function negotiatedMedia(spec: RouteSpec<unknown>): readonly string[] | undefined {
   const answer = spec.answers['200'];
@@ -58,10 +70,10 @@ export function negotiatedMedia(spec: RouteSpec<unknown>): readonly string[] | u
 export const varyOf = (spec: RouteSpec<unknown>): string | undefined =>
   negotiatedMedia(spec) ? 'Accept' : undefined;
 
-function negotiate(req: IncomingMessage, media: readonly string[]): string {
+function negotiate(req: IncomingMessage, media: string[]): string {
   // No preference is by far the common case: the first type, as negotiation would pick.
   if (req.headers.accept === undefined) return media[0] as string;
-  const type = accepts(req).type([...media]) as string | false;
+  const type = accepts(req).type(media) as string | false;
   if (type === false) {
     throw new AppError('NOT_ACCEPTABLE', `This route answers ${media.join(' or ')}.`);
   }
@@ -82,8 +94,8 @@ const parsedAt = (
 export function createInputReader<C>(spec: RouteSpec<C>, context: C) {
   const { path, query, body } = spec.inputs ?? {};
   const querySchema = typeof query === 'function' ? query(context) : query;
-  const media = negotiatedMedia(spec);
-  const prepared = new WeakMap<IncomingMessage, Prepared>();
+  const negotiated = negotiatedMedia(spec);
+  const media = negotiated && [...negotiated];
   const read = (req: IncomingMessage, rawQuery?: string): Prepared => {
     // Express's request once the router has it; the hit path's reads the raw query only.
     const express = req as Partial<Request>;
@@ -104,12 +116,12 @@ export function createInputReader<C>(spec: RouteSpec<C>, context: C) {
   return {
     querySchema,
     /** The request's input, read once; `error` is the problem the route answers instead. */
-    prepare(req: IncomingMessage, rawQuery?: string): Prepared {
-      let result = prepared.get(req);
-      if (result === undefined) {
-        result = read(req, rawQuery);
-        prepared.set(req, result);
-      }
+    prepare(req: IncomingMessage & PreparedSlot, rawQuery?: string): Prepared {
+      // A request meets one route: the slot is this reader's when it holds this reader's read.
+      const held = req[PREPARED];
+      if (held?.reader === read) return held.result;
+      const result = read(req, rawQuery);
+      req[PREPARED] = { reader: read, result };
       return result;
     },
   };
@@ -123,13 +135,13 @@ export function inputOf<S>(prepared: Prepared): RouteInput<S> {
 
 /** Runs a route's guard once per request: the hit path's peek is the route's too. */
 export function createAdmission<A>(guard: RouteGuard<A>) {
+  // Only a lookup is remembered: an answer at once costs less than remembering it.
   const peeked = new WeakMap<IncomingMessage, Promise<A | undefined>>();
-  const peek = (req: IncomingMessage): Promise<A | undefined> => {
-    let result = peeked.get(req);
-    if (result === undefined) {
-      result = guard.peek(req);
-      peeked.set(req, result);
-    }
+  const peek = (req: IncomingMessage): A | undefined | Promise<A | undefined> => {
+    const known = peeked.get(req);
+    if (known !== undefined) return known;
+    const result = guard.peek(req);
+    if (result instanceof Promise) peeked.set(req, result);
     return result;
   };
   return {

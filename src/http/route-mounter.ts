@@ -80,10 +80,11 @@ export function cacheKey(
   parts: readonly string[],
   owner: string | undefined,
 ): string {
-  const tag = parts.at(-1) ?? '';
-  const scoped = owner === undefined ? tag : `${tag}:user=${owner}`;
-  const head = [policy.resource, `v${policy.version}`, ...parts.slice(0, -1)].join(':');
-  return `${head}:{${scoped}}`;
+  let key = `${policy.resource}:v${policy.version}:`;
+  const last = parts.length - 1;
+  for (let i = 0; i < last; i += 1) key += `${parts[i]}:`;
+  const tag = parts[last] ?? '';
+  return owner === undefined ? `${key}{${tag}}` : `${key}{${tag}:user=${owner}}`;
 }
 
 /** A per-user entry is never served past its TTL plus stale window (contract section 2). */
@@ -139,10 +140,11 @@ export function createRouteMounter<C, G extends RouteGuards>(
       if (policy.scope === 'user' && guard === undefined) {
         throw new Error(`route ${spec.id} caches per user, but has no caller to tell apart`);
       }
-      const { windows } = entryOf(spec);
+      const entry = entryOf(spec);
+      const { windows } = entry;
       const vary = varyOf(spec);
       const keyOf = (input: RouteInput<typeof spec>, caller: unknown) =>
-        entryOf(spec).key(input, policy.scope === 'user' ? ownerOf(guard, caller) : undefined);
+        entry.key(input, policy.scope === 'user' ? ownerOf(guard, caller) : undefined);
 
       mountMethod(router, spec, async (req, res) => {
         const input = inputOf<typeof spec>(reader.prepare(req));
@@ -168,6 +170,19 @@ export function createRouteMounter<C, G extends RouteGuards>(
   };
 }
 
+/** The key, or nothing for a request that cannot have one (a forged cursor: the route answers). */
+function keyOrNothing<I>(
+  keyOf: (input: I, caller: unknown) => string,
+  input: I,
+  caller: unknown,
+): string | undefined {
+  try {
+    return keyOf(input, caller);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * A cached route as the hit path reads it: the same validated input, the same guard's lookup
  * of the caller and the same key as the route's own, each made once per request.
@@ -176,7 +191,7 @@ function hitEntry<I>(
   path: string,
   vary: string | undefined,
   reader: { prepare(req: IncomingMessage, query?: string): { input: I } | { error: unknown } },
-  admission: { peek(req: IncomingMessage): Promise<unknown> } | undefined,
+  admission: { peek(req: IncomingMessage): unknown } | undefined,
   keyOf: (input: I, caller: unknown) => string,
 ): CachedRoute {
   return {
@@ -186,18 +201,14 @@ function hitEntry<I>(
       const prepared = reader.prepare(req, query);
       if ('error' in prepared) return undefined;
       const { input } = prepared;
-      // A key the request cannot have (a forged cursor) is the route's to answer.
-      const tryKey = (caller: unknown) => {
-        try {
-          return keyOf(input, caller);
-        } catch {
-          return undefined;
-        }
-      };
-      if (admission === undefined) return tryKey(undefined);
-      return admission
-        .peek(req)
-        .then((caller) => (caller === undefined ? undefined : tryKey(caller)));
+      if (admission === undefined) return keyOrNothing(keyOf, input, undefined);
+      const caller = admission.peek(req);
+      if (!(caller instanceof Promise)) {
+        return caller === undefined ? undefined : keyOrNothing(keyOf, input, caller);
+      }
+      return caller.then((found) =>
+        found === undefined ? undefined : keyOrNothing(keyOf, input, found),
+      );
     },
   };
 }

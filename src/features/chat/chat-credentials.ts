@@ -22,6 +22,8 @@ export interface ChatCredentialsResolver {
   resolve(req: Request, res: Response): Promise<ChatCredentials>;
   /** As resolve(), with who the caller is. */
   caller(req: Request, res: Response): Promise<Caller>;
+  /** The caller of every request, when one account makes every call (service mode). */
+  readonly fixed?: Caller;
   /** The caller a request would be, or undefined where resolve() would refuse it. */
   peek(req: IncomingMessage): Promise<Caller | undefined>;
   /** The chat server answered 401 to the credentials resolve() gave: the error to answer with. */
@@ -41,6 +43,7 @@ export function createServiceCredentials(credentials: ChatCredentials): ChatCred
   return {
     resolve: () => Promise.resolve(frozen),
     caller: () => Promise.resolve(caller),
+    fixed: caller,
     peek: () => Promise.resolve(caller),
     refused: (_req, _res, error) => Promise.resolve(error),
     // The service account is every request's caller: nobody is refused.
@@ -124,7 +127,7 @@ export async function callAsCaller<T>(
  */
 export function createChatCallerGuard(resolver: ChatCredentialsResolver): RouteGuard<Caller> {
   return {
-    peek: (req) => resolver.peek(req),
+    peek: (req) => resolver.fixed ?? resolver.peek(req),
     refuse: (req, res) => resolver.refuse(req, res),
     owner: (caller) => (caller.userId === undefined ? 'service' : String(caller.userId)),
     async run(req, res, caller, work) {
