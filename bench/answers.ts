@@ -103,6 +103,9 @@ function chatSteps(session: boolean, emails: { owner: string; administrator: str
     steps.push({ ...s, method: 'GET', path: '/api/chat/channels?include_archived=1', headers });
     steps.push({ ...s, method: 'GET', path: '/api/bootstrap', headers });
   }
+  // An event stream never ends: its refusals and its HEAD (the head alone, at once) are answers.
+  steps.push({ ...s, method: 'GET', path: '/api/events?include_archived=maybe' });
+  steps.push({ ...s, method: 'HEAD', path: '/api/events' });
   for (const path of [
     '/api/chat/channel-folders?include_archived=maybe',
     `/api/chat/users/${emails.owner}`,
@@ -193,6 +196,15 @@ function authSteps(owner: { email: string; password: string }): Step[] {
   ];
 }
 
+/** Last: the session ends, and what needed it is refused. */
+function logoutSteps(): Step[] {
+  return [
+    { method: 'POST', path: '/api/auth/logout', headers: UNSAFE, session: true },
+    { method: 'GET', path: '/api/auth/session', session: true },
+    { method: 'GET', path: '/api/chat/channels', session: true },
+  ];
+}
+
 /** The body's text when it is small and text, so a difference can be shown. */
 /**
  * The recorder's list is checked against the route table, not kept beside it: a route this
@@ -203,6 +215,8 @@ function assertEveryRoute(steps: readonly Step[], mode: 'session' | 'service'): 
     (route) => !route.undocumented && (route.servedWhen !== 'sessionMode' || mode === 'session'),
   );
   const missing = served.filter((route) => {
+    // Followed from each search's first result link, not asked as a step of its own.
+    if (route.id === 'followResultLink') return false;
     const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?|$)`);
     return !steps.some(
       (step) => step.method === route.method.toUpperCase() && pattern.test(step.path),
@@ -346,6 +360,7 @@ async function record(entry: string, ports: { chat: number; search: number }): P
           ? authSteps({ email: owner.email, password: owner.password ?? '' })
           : []),
         ...chatSteps(mode === 'session', { owner: owner.email, administrator: account.email }),
+        ...(mode === 'session' ? logoutSteps() : []),
       ];
       assertEveryRoute(steps, mode);
       const jar: { cookie?: string } = {};
