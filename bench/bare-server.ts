@@ -42,3 +42,33 @@ export async function startBareServer(options: {
   );
   return { process, origin: `http://127.0.0.1:${port}`, port };
 }
+
+/**
+ * Starts the search route written by hand (targets/hand-written-search.ts), the peer of the
+ * gateway's miss, on the same Redis and search simulator as the gateway rows.
+ */
+export async function startHandWrittenSearch(options: {
+  redisUrl: string;
+  searchOrigin: string;
+  token: string;
+  keyPrefix: string;
+  cursorSecret: string;
+  core: number;
+}): Promise<BareServer> {
+  const port = await freePort();
+  const process = await startProcess(
+    [
+      '--import',
+      'tsx',
+      join(repoRoot(), 'bench/targets/hand-written-search.ts'),
+      String(port),
+      options.redisUrl,
+      options.searchOrigin,
+      options.token,
+      options.keyPrefix,
+      options.cursorSecret,
+    ],
+    { core: options.core, label: 'H' },
+  );
+  return { process, origin: `http://127.0.0.1:${port}`, port };
+}

@@ -24,7 +24,7 @@ import {
 import { measureWindow, type Window } from './measure-window.js';
 import { createQueryMix } from './query-mix.js';
 import { summarize } from './summary.js';
-import { startBareServer } from './bare-server.js';
+import { startBareServer, startHandWrittenSearch } from './bare-server.js';
 
 /*
  * `npm run bench`: rows measured side by side in one run on loopback. Each server runs in its
@@ -88,8 +88,8 @@ interface RowSpec {
 }
 
 interface BareRowSpec extends RowSpec {
-  /** What bare-target.ts calls besides answering. */
-  dependency: 'redis' | 'search' | 'none';
+  /** What bare-target.ts calls besides answering; `hand` is the hand-written search route. */
+  dependency: 'redis' | 'search' | 'none' | 'hand';
 }
 
 interface GatewayRowSpec extends RowSpec {
@@ -133,6 +133,13 @@ const BARE_ROWS: BareRowSpec[] = [
     name: 'R4',
     what: 'bare Express 5 + one undici call to the search simulator',
     dependency: 'search',
+    plan: 'unique',
+  }),
+  bareRow({
+    name: 'H',
+    what: 'the search route written by hand (Express 5, ioredis, zod, undici), every query a miss',
+    dependency: 'hand',
+    ref: 'R4',
     plan: 'unique',
   }),
 ];
@@ -211,15 +218,15 @@ async function main(): Promise<void> {
       gatewayRow({
         name: 'G3',
         what: 'gateway, every search a miss (Redis)',
-        ref: 'R4',
+        ref: 'H',
         plan: 'unique',
         env: (p) => redis(`${p}g3:`),
       }),
-      // A realistic mix: its cost is mostly its misses, hence R4 as its reference.
+      // A realistic mix: its cost is mostly its misses, hence the hand-written route as its peer.
       gatewayRow({
         name: 'G7',
         what: `gateway, Zipf mix of ${MIX.distinct} searches (s=${MIX.exponent}, cache cold every ${MIX.epochLength}: ${(MIX.designedHitRatio * 100).toFixed(0)}% hits by design)`,
-        ref: 'R4',
+        ref: 'H',
         plan: 'mix',
         env: (p) => redis(`${p}g7:`),
       }),
@@ -271,6 +278,19 @@ async function main(): Promise<void> {
     writeFileSync(bodyFile, body);
     const dependencies = { redis: REDIS_URL, search: upstreams.searchOrigin, none: '' };
     const bare = async (spec: BareRowSpec): Promise<Server> => {
+      if (spec.dependency === 'hand') {
+        const hand = await startHandWrittenSearch({
+          redisUrl: REDIS_URL,
+          searchOrigin: upstreams.searchOrigin,
+          token: TOKEN,
+          keyPrefix: `${prefix}h:`,
+          cursorSecret: 'bench-cursor-secret-0123456789abcdef',
+          core: SERVER_CORE,
+        });
+        keep(hand.process);
+        await sameAnswers(g1.origin, hand.origin);
+        return hand;
+      }
       const server = await startBareServer({
         row: spec.name,
         bodyFile,
@@ -387,6 +407,46 @@ async function main(): Promise<void> {
     baseline?.remove();
     if (bodyDir !== undefined) rmSync(bodyDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The hand-written route and the gateway answer a miss with the same JSON, apart from the
+ * cursor's bytes in `next` (each signs its own) and the upstream's `queryDuration` (its timing):
+ * checked before anything is timed, on queries neither has seen, in each sort order.
+ */
+async function sameAnswers(gateway: string, hand: string): Promise<void> {
+  for (const sort of ['relevance', 'price_asc', 'price_desc', 'rating']) {
+    const path = `/api/search?q=wireless+headphones+${randomUUID()}&k=10&sort=${sort}`;
+    const [ours, theirs] = await Promise.all(
+      [gateway, hand].map(async (origin) => {
+        const res = await fetch(`${origin}${path}`, { headers: { 'Accept-Encoding': 'identity' } });
+        // The upstream's own timing differs from call to call, and each signs its own cursor.
+        const {
+          next,
+          queryDuration: _,
+          ...rest
+        } = (await res.json()) as {
+          next?: string;
+          queryDuration?: number;
+        };
+        return { status: res.status, body: canonical(rest), paged: next !== undefined };
+      }),
+    );
+    if (JSON.stringify(ours) !== JSON.stringify(theirs)) {
+      throw new Error(
+        `H and the gateway answer ${path} differently:\n${ours!.body}\n${theirs!.body}`,
+      );
+    }
+  }
+}
+
+/** JSON with every object's keys sorted: zod's parse puts the declared keys first. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /**
