@@ -26,6 +26,7 @@ import type { Lifecycle } from '../lifecycle/lifecycle.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { createRouteTemplates } from '../observability/route-templates.js';
 import { createOpenApiDocument, openApiOptions } from '../openapi/openapi-document.js';
+import { readPackageFacts } from '../openapi/package-facts.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { Wiring } from './wiring.js';
 
@@ -156,9 +157,13 @@ function createRequestPipeline(parts: {
   const ops = createOpsRouter({ readiness, metrics, metricsToken: config.metrics.token });
   const separateOps = config.opsPort !== undefined;
   const compressionStages = compression ? [createCompressionStage(compression)] : [];
+  // The document's version and license, read at start-up: a missing package.json fails here.
+  const about = readPackageFacts();
   const app: RequestListener = createApp({
     ...(separateOps ? {} : { ops }),
-    docs: createDocsRouter(() => createOpenApiDocument(openApiOptions(config))),
+    docs: createDocsRouter(() =>
+      createOpenApiDocument({ ...openApiOptions(config), package: about }),
+    ),
     trust: access.trust,
     bodyLimitBytes: config.bodyLimitBytes,
     site:

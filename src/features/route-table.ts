@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { OPS_ROUTES, SCHEMA_NAMES } from '../http/ops-routes.js';
+import { OPS_ROUTES, OPS_TAGS, SCHEMA_NAMES } from '../http/ops-routes.js';
 import { declareRouteFor, namedSchema, type RouteSpec } from '../http/route-spec.js';
 import {
   ChannelFoldersResponse,
@@ -56,6 +56,29 @@ export const SEARCH_FORMATS: Readonly<Record<string, SearchFormat>> = {
   'application/ld+json': 'ld+json',
 };
 
+/** The API's tags, in no particular order: the document lists them in the routes' order. */
+const API_TAGS = {
+  search:
+    'Product search: result lists from the search service, reranked and cached, and the click-tracking redirect their links go through.',
+  chat: "The chat server (Zulip) as the caller sees it: drafts, channel folders, channels, users, statuses and custom emoji. In `session` mode with the caller's own credentials, in `service` mode with the service account's.",
+  events: 'What the gateway pushes to a page, as server-sent events.',
+  bootstrap: "The frontend's first screen in one call.",
+  auth: '`session` mode only: log in with chat credentials, log out, and who is logged in.',
+} as const;
+
+/** Every tag a route may name (RouteSpec.tag), with what it groups: the document's tag list. */
+export const ROUTE_TAGS: Readonly<Record<string, string>> = { ...API_TAGS, ...OPS_TAGS };
+
+/** What a 502, 504 or 503 from a route that calls the chat server means. */
+const CHAT_FAULTS =
+  "502 and 504 are the chat server's faults (a refused connection, a bad body, a timeout), 503 its open circuit breaker, with `Retry-After`.";
+/** What an unsafe route's guards answer before its body is read. */
+const UNSAFE_GUARDS =
+  'An unsafe request: without `X-CSRF: 1` and an origin in CORS_ORIGINS (or `Sec-Fetch-Site: same-origin`) it is 403 `CSRF_REJECTED`; a body that is not JSON is 415, one over BODY_LIMIT_BYTES 413.';
+/** Who may call a `chatCaller` route. */
+const CHAT_CALLER =
+  "In `session` mode it needs a session (401 without one, or once the chat server refuses the session's key, which ends it); in `service` mode it acts as the service account.";
+
 /** A route that calls an upstream may answer its faults. */
 const UPSTREAM = [502, 504];
 /** An unsafe request: anti-forgery, body size and type. */
@@ -67,6 +90,9 @@ export const ROUTES = {
     method: 'get',
     path: '/api/search',
     summary: 'Search products, reranked; `next` continues with a cursor.',
+    description:
+      "Searches the product catalogue for `q` and returns the search service's result list, reranked by `sort` (`relevance`, the default, keeps the upstream's order; `price_asc`, `price_desc` and `rating` reorder, items without the key last) and every result link's `rp` kept at the upstream's position. `k` items at most, from 1 to SEARCH_MAX_K (its default). `Accept: application/ld+json` selects LD-JSON; an Accept that allows neither form is 406. `next` is a gateway URL with an opaque `cursor`, which stands alone on the request that follows it; one that does not decode is 400 `INVALID_CURSOR`, with no upstream call. Anyone may call it. Answers are cached and shared by every caller: `X-Cache` and `Cache-Status` say whether the cache answered, a strong `ETag` comes with `Cache-Control: private, no-cache`, and a matching `If-None-Match` is 304. A stale entry is served while it refreshes, or instead of an error when the search service fails; otherwise 502 and 504 are the search service's faults, 503 its open circuit breaker.",
+    tag: 'search',
     inputs: { query: (context: { maxK: number }) => createSearchQuerySchema(context.maxK) },
     answers: {
       200: {
@@ -98,7 +124,8 @@ export const ROUTES = {
     path: '/api/search/url',
     summary: 'The click-tracking redirect, proxied byte-for-byte.',
     description:
-      'With SEARCH_LINKS=gateway only links the gateway issued are followed: their query ends with `sig`, an HMAC over every byte before it, and goes upstream without it. With SEARCH_LINKS=upstream the query passes as it is.',
+      "With SEARCH_LINKS=gateway only links the gateway issued are followed: their query ends with `sig`, an HMAC over every byte before it, and goes upstream without it. With SEARCH_LINKS=upstream the query passes as it is. Anyone may call it; the answer is the search service's redirect, never cached and never followed by the gateway itself. 502 and 504 are the search service's faults, 503 its open circuit breaker.",
+    tag: 'search',
     parameters: [
       {
         name: 'sig',
@@ -125,6 +152,8 @@ export const ROUTES = {
     method: 'get',
     path: '/api/chat/drafts',
     summary: "The caller's drafts, most recently edited first.",
+    description: `The caller's drafts as the chat server keeps them, \`{count, drafts}\`, most recently edited first. ${CHAT_CALLER} Never cached: each call asks the chat server with the caller's credentials. ${CHAT_FAULTS}`,
+    tag: 'chat',
     answers: { 200: { description: 'The drafts.', body: Schemas.Drafts } },
     errors: UPSTREAM,
     auth: 'chatCaller',
@@ -134,6 +163,8 @@ export const ROUTES = {
     method: 'get',
     path: '/api/chat/channel-folders',
     summary: "The realm's channel folders by `order`.",
+    description: `The organization's channel folders, \`{channel_folders}\`, sorted by \`order\` ascending (ties, and every folder of a chat server older than feature level 414, by \`id\`); archived folders only with \`include_archived\`. ${CHAT_CALLER} The list is the organization's, the same for every user, so one cached entry per realm and \`include_archived\` answers everyone: \`X-Cache\` and \`Cache-Status\` say whether the cache answered, a strong \`ETag\` comes with \`Cache-Control: private, no-cache\`, and a matching \`If-None-Match\` is 304. \`GET /api/events\` pushes the same body whenever it changes. A stale entry is served while it refreshes, or instead of an error when the chat server fails. ${CHAT_FAULTS} A chat server too old to have folders is 502.`,
+    tag: 'chat',
     inputs: { query: ChannelFoldersQuery },
     answers: { 200: { description: 'The folders.', body: Schemas.ChannelFolders } },
     errors: [400, ...UPSTREAM],
@@ -156,8 +187,8 @@ export const ROUTES = {
     method: 'get',
     path: '/api/chat/channels',
     summary: 'The channels the caller may see, by name.',
-    description:
-      "Zulip's `GET /streams` as the caller sees it: `id` is `stream_id`, `private` is `invite_only`; sorted by `name` in lower case, ties by `id`. Archived channels only with `include_archived`. In `service` mode only public channels.",
+    description: `Zulip's \`GET /streams\` as the caller sees it: \`id\` is \`stream_id\`, \`private\` is \`invite_only\`; sorted by \`name\` in lower case, ties by \`id\`. Archived channels only with \`include_archived\`. In \`service\` mode only public channels. ${CHAT_CALLER} Cached per chat user, since what a user may see depends on the account (in \`service\` mode one entry), with \`X-Cache\`, \`Cache-Status\`, a strong \`ETag\` and 304 as on the folders; an entry is never served past its TTL plus stale window, not even when the chat server fails. ${CHAT_FAULTS}`,
+    tag: 'chat',
     inputs: { query: ChannelFoldersQuery },
     answers: { 200: { description: 'The channels.', body: Schemas.ChannelList } },
     errors: [400, ...UPSTREAM],
@@ -181,6 +212,8 @@ export const ROUTES = {
     method: 'get',
     path: '/api/chat/users/{email}',
     summary: 'One user of the organization.',
+    description: `One user of the organization by email, \`{user}\` as the chat server describes them; \`client_gravatar\` and \`include_custom_profile_fields\` are passed on only when given. The email must hold one \`@\` and no whitespace, at most 254 characters (400 otherwise, before any upstream call), and travels as one percent-encoded path segment. ${CHAT_CALLER} The chat server's "No such user" is 404, its refusal of the caller's rights 403. Never cached. ${CHAT_FAULTS}`,
+    tag: 'chat',
     inputs: { path: EmailParams, query: UserQuery },
     answers: { 200: { description: 'The user.', body: Schemas.User } },
     errors: [400, 403, 404, ...UPSTREAM],
@@ -191,6 +224,8 @@ export const ROUTES = {
     method: 'post',
     path: '/api/chat/users/{user_id}/status',
     summary: "Set another user's status (administrators).",
+    description: `Sets the status of the user \`user_id\`: at least one of \`status_text\` (at most 60 code points after trimming), \`emoji_name\`, \`emoji_code\` and \`reaction_type\` (the last two only with \`emoji_name\`), sent to the chat server form-encoded; 204 when it is set. The chat server decides who may (administrators): its refusal is 403, its validation messages 400, an unknown user 404. ${CHAT_CALLER} ${UNSAFE_GUARDS} Never retried. ${CHAT_FAULTS}`,
+    tag: 'chat',
     inputs: { path: UserIdParams, body: StatusBody },
     answers: { 204: { description: 'Set.' } },
     errors: [400, ...UNSAFE, 404, ...UPSTREAM],
@@ -201,6 +236,8 @@ export const ROUTES = {
     method: 'delete',
     path: '/api/chat/emoji/{emoji_name}',
     summary: 'Deactivate a custom emoji.',
+    description: `Deactivates the custom emoji \`emoji_name\` (one path segment: no \`/\`, \`\\\`, dot segment or control character, 400 otherwise); 204 when it is done. A missing emoji is 404 at every chat server feature level; the chat server decides who may (an administrator or the emoji's author), its refusal is 403. ${CHAT_CALLER} ${UNSAFE_GUARDS} Never retried. ${CHAT_FAULTS}`,
+    tag: 'chat',
     inputs: { path: EmojiParams },
     answers: { 204: { description: 'Deactivated.' } },
     errors: [400, ...UNSAFE, 404, ...UPSTREAM],
@@ -210,8 +247,10 @@ export const ROUTES = {
     id: 'events',
     method: 'get',
     path: '/api/events',
-    summary:
-      "Server-sent events: a `channel_folders` event with the current list, then one per change (contract section 2.2). Each event is `id:` the list version (the folder route's identity ETag without quotes), `event: channel_folders`, `data:` that route's JSON body. Send `Last-Event-ID` to skip a version already held.",
+    summary: 'Server-sent events: the channel folders now and on every change.',
+    description:
+      "One stream per page for everything the gateway pushes (contract section 2.2). It starts with `retry:`, then, unless `Last-Event-ID` names the current version, a `channel_folders` event with the current list, then one per change on any instance, and a comment line every EVENTS_HEARTBEAT_SECONDS while idle. Each event is `id:` the list version (the folder route's identity ETag without quotes), `event: channel_folders`, `data:` that route's JSON body. In `session` mode it needs a session (401 before any stream byte) and ends within 2 s of that session's logout, rotation or expiry. Never cached or compressed. Past EVENTS_MAX_STREAMS_PER_CLIENT streams of one user or address it is 429 `TOO_MANY_STREAMS`; past EVENTS_MAX_STREAMS, or while the instance drains, 503; both with `Retry-After`.",
+    tag: 'events',
     inputs: { query: ChannelFoldersQuery },
     parameters: [
       {
@@ -237,6 +276,9 @@ export const ROUTES = {
     method: 'get',
     path: '/api/bootstrap',
     summary: 'The first screen in one call; failed parts are null with their problem.',
+    description:
+      "The frontend's first screen in one call: `session`, `channel_folders`, `drafts` and `search.available`, fetched in parallel under one deadline (BOOTSTRAP_TIMEOUT_MS). A part that fails is `null`, with the problem its own route would have answered (plus `part`) in `errors`, so the answer is 200 whenever the gateway itself works. Anyone may call it: with nobody logged in (`session` mode) the user parts are `null` and `errors` is empty; in `service` mode `session` names the service account. `search.available` is the search service's status within 5 s. Not cached as a whole; each part is read as its own route reads it.",
+    tag: 'bootstrap',
     answers: { 200: { description: 'Every part, or its problem.', body: Schemas.Bootstrap } },
     errors: [],
     auth: 'none',
@@ -246,6 +288,8 @@ export const ROUTES = {
     method: 'post',
     path: '/api/auth/login',
     summary: 'Log in with the chat email and password (or API key).',
+    description: `\`session\` mode only. Checks the chat email with a password (the chat server's \`/fetch_api_key\`) or an API key (\`/users/me\`), opens a session and sets its HttpOnly, SameSite cookie (the \`sessionCookie\` scheme), ending the session the browser had. Wrong credentials are 401 with the chat server's message. ${UNSAFE_GUARDS} Failed attempts count against a per-address login limit (429 with \`Retry-After\`); 503 when the login limit's Redis or the session store is unreachable, or the in-process store is full. 502 and 504 are the chat server's faults.`,
+    tag: 'auth',
     inputs: { body: LoginBody },
     answers: {
       200: { description: 'The new session; the cookie is set.', body: Schemas.Session },
@@ -259,6 +303,9 @@ export const ROUTES = {
     method: 'post',
     path: '/api/auth/logout',
     summary: 'End the session.',
+    description:
+      "`session` mode only. Ends the browser's session on the server, its event streams with it, and clears the cookie; 204, also when there was no session. An unsafe request: without `X-CSRF: 1` and an origin in CORS_ORIGINS (or `Sec-Fetch-Site: same-origin`) it is 403 `CSRF_REJECTED`. 503 when the session store is unreachable.",
+    tag: 'auth',
     answers: { 204: { description: 'Ended.' } },
     errors: [403],
     auth: 'none',
@@ -269,12 +316,15 @@ export const ROUTES = {
     method: 'get',
     path: '/api/auth/session',
     summary: 'Who is logged in.',
+    description:
+      '`session` mode only. Who is logged in (`user_id`, `email`, `full_name`, `role`) and until when (`created_at`, `idle_expires_at`, `expires_at`); 401 when nobody is. Never cached. 503 with `Retry-After` when the session store is unreachable, never a false 401.',
+    tag: 'auth',
     answers: { 200: { description: 'The session.', body: Schemas.Session } },
     errors: [],
     auth: 'session',
     servedWhen: 'sessionMode',
   }),
-} as const;
+} as const satisfies Readonly<Record<string, { readonly tag: keyof typeof API_TAGS }>>;
 
 const api: readonly RouteSpec<RouteContext>[] = Object.values(ROUTES);
 const sessionOnly = (route: RouteSpec<RouteContext>) => route.servedWhen === 'sessionMode';

@@ -102,7 +102,13 @@ export interface RouteSpec<C = never> {
   /** The path template as OpenAPI writes it, `{name}` for a path parameter. */
   readonly path: string;
   readonly summary: string;
-  readonly description?: string;
+  /** What it does, who may call it, how it is cached, what its errors mean: a paragraph. */
+  readonly description: string;
+  /**
+   * The OpenAPI tag it is listed under, one of the route table's (ROUTE_TAGS in
+   * features/route-table.ts), which also says what the tag groups.
+   */
+  readonly tag: string;
   /** Validated once per request, before the guard and the handler; a 400 otherwise. */
   readonly inputs?: RouteInputs<C>;
   /** Parameters the schemas above do not cover (a header, a signature), as OpenAPI writes them. */

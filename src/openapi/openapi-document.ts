@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/load-config.js';
 import { STATUS_TITLES } from '../errors/to-problem.js';
-import { ROUTE_TABLE } from '../features/route-table.js';
+import { ROUTE_TABLE, ROUTE_TAGS } from '../features/route-table.js';
 import { SCHEMA_NAMES } from '../http/ops-routes.js';
 import {
   isBodyAnswer,
@@ -9,6 +9,7 @@ import {
   type RouteAnswer,
   type RouteSpec,
 } from '../http/route-spec.js';
+import { readPackageFacts, type PackageFacts } from './package-facts.js';
 
 /** What the document's configured schemas are built with (search's `k` bounds). */
 type DocumentContext = { readonly maxK: number };
@@ -85,16 +86,17 @@ const SECURITY_SCHEMES = {
 const COMMON = [405, 429, 500, 503];
 
 function operation(
-  id: string,
-  summary: string,
+  route: Route,
   responses: Record<string, unknown>,
   errors: number[],
   extra: Json = {},
 ): Json {
   const all = [...new Set([...errors, ...COMMON])].sort();
   return {
-    operationId: id,
-    summary,
+    operationId: route.id,
+    summary: route.summary,
+    description: route.description,
+    tags: [route.tag],
     ...extra,
     responses: { ...responses, ...Object.fromEntries(all.map((s) => [String(s), problem(s)])) },
   };
@@ -111,6 +113,8 @@ export interface OpenApiOptions {
   health: boolean;
   /** METRICS_TOKEN is set: /metrics needs it as a bearer token. */
   metricsToken?: boolean;
+  /** Version, license and contact for the document: package.json's, read now if not given. */
+  package?: PackageFacts;
 }
 
 /** What a gateway with this configuration serves on its public listener. */
@@ -170,12 +174,10 @@ function describeRoute(route: Route, options: OpenApiOptions): Json {
   const parameterList = describeParameters(route, options);
   const requestBody = route.inputs?.body;
   return operation(
-    route.id,
-    route.summary,
+    route,
     describeResponses(route),
     [...route.errors, ...(security.length > 0 ? [401] : [])],
     {
-      ...(route.description === undefined ? {} : { description: route.description }),
       security,
       ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
       ...(requestBody
@@ -211,11 +213,94 @@ function componentsOf(routes: readonly Route[]): Json {
   );
 }
 
+/** The problem responses operations may name; only those some operation names are listed. */
+const PROBLEM_STATUSES = [400, 401, 403, 404, 405, 406, 413, 415, 429, 500, 502, 503, 504];
+
+/** Every component an operation may refer to; componentsUsedBy keeps those some operation does. */
+function candidateComponents(routes: readonly Route[]): Record<string, Json> {
+  return {
+    schemas: componentsOf(routes),
+    responses: Object.fromEntries(
+      PROBLEM_STATUSES.map((status) => [
+        `Problem${status}`,
+        {
+          description: STATUS_TITLES[status] ?? 'Error',
+          content: {
+            'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
+          },
+        },
+      ]),
+    ),
+    headers: {
+      ETag: {
+        description: 'Strong validator over the exact body bytes.',
+        schema: { type: 'string' },
+      },
+      XCache: {
+        description: 'HIT, MISS or STALE.',
+        schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
+      },
+      CacheStatus: {
+        description: 'RFC 9211 Cache-Status, cache name bff.',
+        schema: { type: 'string' },
+      },
+    },
+  };
+}
+
+/** The component a `$ref` of this document names, if any. */
+function componentAt(ref: string, candidates: Record<string, Json>): unknown {
+  const [kind = '', name = ''] = ref.replace(/^#\/components\//, '').split('/');
+  return candidates[kind]?.[name];
+}
+
+/**
+ * The components the paths refer to, directly or through another component, in the order of
+ * the candidates. A configuration without the routes that name one (no 401 in service mode
+ * without METRICS_TOKEN) does not list it: linters flag an unused component.
+ */
+function componentsUsedBy(paths: Json, candidates: Record<string, Json>): Record<string, Json> {
+  const used = new Set<string>();
+  const pending: unknown[] = [paths];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const ref = (node as Json)['$ref'];
+    if (typeof ref === 'string' && !used.has(ref)) {
+      used.add(ref);
+      pending.push(componentAt(ref, candidates));
+    }
+    pending.push(...Object.values(node as Json));
+  }
+  const usedOf = (kind: string, members: Json) =>
+    Object.fromEntries(
+      Object.entries(members).filter(([name]) => used.has(`#/components/${kind}/${name}`)),
+    );
+  return Object.fromEntries(
+    Object.entries(candidates)
+      .map(([kind, members]) => [kind, usedOf(kind, members)] as const)
+      .filter(([, members]) => Object.keys(members).length > 0),
+  );
+}
+
+/** The tags of the routes served, in the order their first routes come, each described. */
+const tagsOf = (routes: readonly Route[]) =>
+  [...new Set(routes.map((route) => route.tag))].map((name) => ({
+    name,
+    description: ROUTE_TAGS[name],
+  }));
+
+/** npm's UNLICENSED (no licence granted) has no SPDX identifier: SPDX's own form for that. */
+const licenseOf = (license: string) => ({
+  name: license,
+  identifier: license === 'UNLICENSED' ? 'LicenseRef-UNLICENSED' : license,
+});
+
 /**
  * The OpenAPI 3.1 description of every API and operations route (contract section 2),
  * generated from the route table and the zod schemas that validate the requests and shape the
- * answers. Served at /openapi.json; a test lints it and checks every integration test's
- * responses against it.
+ * answers. Served at /openapi.json; a test lints it (test/static/openapi-lint.test.ts) and
+ * checks every integration test's responses against it.
  */
 export function createOpenApiDocument(options: OpenApiOptions): Json {
   const served = (route: Route) =>
@@ -224,44 +309,25 @@ export function createOpenApiDocument(options: OpenApiOptions): Json {
   const paths: Json = Object.fromEntries(
     routes.map((route) => [route.path, { [route.method]: describeRoute(route, options) }]),
   );
-  const statuses = [400, 401, 403, 404, 405, 406, 413, 415, 429, 500, 502, 503, 504];
+  const { version, license, homepage } = options.package ?? readPackageFacts();
   return {
     openapi: '3.1.0',
     info: {
       title: 'BFF gateway',
-      version: '4',
+      version,
       description:
         'The gateway a web frontend calls instead of the chat and search services (GATEWAY-CONTRACT v4).',
+      license: licenseOf(license),
+      // The schema wants an absolute URL here: only package.json's homepage is one we know.
+      contact: { name: 'BFF gateway maintainers', ...(homepage ? { url: homepage } : {}) },
     },
+    // Relative: the document describes the listener that serves it, whatever its host.
+    servers: [{ url: '/', description: 'This gateway, at the origin that served the document.' }],
+    tags: tagsOf(routes),
     paths,
     components: {
-      schemas: componentsOf(routes),
+      ...componentsUsedBy(paths, candidateComponents(routes)),
       securitySchemes: schemesUsedBy(routes, options),
-      responses: Object.fromEntries(
-        statuses.map((status) => [
-          `Problem${status}`,
-          {
-            description: STATUS_TITLES[status] ?? 'Error',
-            content: {
-              'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } },
-            },
-          },
-        ]),
-      ),
-      headers: {
-        ETag: {
-          description: 'Strong validator over the exact body bytes.',
-          schema: { type: 'string' },
-        },
-        XCache: {
-          description: 'HIT, MISS or STALE.',
-          schema: { type: 'string', enum: ['HIT', 'MISS', 'STALE'] },
-        },
-        CacheStatus: {
-          description: 'RFC 9211 Cache-Status, cache name bff.',
-          schema: { type: 'string' },
-        },
-      },
     },
   };
 }

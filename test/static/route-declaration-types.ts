@@ -17,6 +17,8 @@ export const complete = declareRoute({
   method: 'get',
   path: '/api/complete',
   summary: 'Complete.',
+  description: 'A route of this file.',
+  tag: 'test',
   answers: { 200: { description: 'Yes.', body: Answer } },
   errors: [],
   auth: 'chatCaller',
@@ -30,12 +32,38 @@ export const complete = declareRoute({
   },
 });
 
+// @ts-expect-error a route that does not say which tag lists it in the OpenAPI document
+export const noTag = declareRoute({
+  id: 'noTag',
+  method: 'get',
+  path: '/api/no-tag',
+  summary: 'No tag.',
+  description: 'A route of this file.',
+  answers: { 200: { description: 'Yes.', body: Answer } },
+  errors: [],
+  auth: 'none',
+});
+
+// @ts-expect-error a route that does not describe itself
+export const noDescription = declareRoute({
+  id: 'noDescription',
+  method: 'get',
+  path: '/api/no-description',
+  summary: 'No description.',
+  tag: 'test',
+  answers: { 200: { description: 'Yes.', body: Answer } },
+  errors: [],
+  auth: 'none',
+});
+
 // @ts-expect-error a route that does not say who may call it
 export const noAuth = declareRoute({
   id: 'noAuth',
   method: 'get',
   path: '/api/no-auth',
   summary: 'No auth decision.',
+  description: 'A route of this file.',
+  tag: 'test',
   answers: { 200: { description: 'Yes.', body: Answer } },
   errors: [],
 });
@@ -45,6 +73,8 @@ export const noScope = declareRoute({
   method: 'get',
   path: '/api/no-scope',
   summary: 'A cached route that does not say whose answer it is.',
+  description: 'A route of this file.',
+  tag: 'test',
   answers: { 200: { description: 'Yes.', body: Answer } },
   errors: [],
   auth: 'chatCaller',
@@ -63,6 +93,8 @@ export const stringSchema = declareRoute({
   method: 'get',
   path: '/api/string-schema',
   summary: 'An answer schema named by a string, not by reference.',
+  description: 'A route of this file.',
+  tag: 'test',
   // @ts-expect-error a body must be a named schema object
   answers: { 200: { description: 'Yes.', body: 'Answer' } },
   errors: [],
@@ -74,6 +106,8 @@ export const unknownAuth = declareRoute({
   method: 'get',
   path: '/api/unknown-auth',
   summary: 'An auth kind no guard exists for.',
+  description: 'A route of this file.',
+  tag: 'test',
   answers: { 200: { description: 'Yes.', body: Answer } },
   errors: [],
   // @ts-expect-error only the kinds of RouteAuth
