@@ -1,47 +1,65 @@
+// @ts-check
 // The demo frontend: plain ES modules against the gateway on the same origin. Every call goes
-// to /api; every error shown is the problem object the gateway answered (RFC 9457).
+// through the typed client (client.js); every error shown is the problem object the gateway
+// answered (RFC 9457).
 
-const $ = (id) => document.getElementById(id);
+import { api } from './client.js';
 
 /**
- * Unsafe requests carry the anti-forgery header the gateway requires (docs/frontend.md,
- * Cross-site protection).
+ * @import { components, operations } from './types/gateway-api.js'
+ * @typedef {components['schemas']['Problem']} Problem
+ * @typedef {components['schemas']['ResultList']['itemListElement'][number]} Product
+ * @typedef {Extract<Product['offers'], { offers: unknown[] }>} AggregateOffer
+ * @typedef {components['schemas']['Bootstrap']['data']} FirstScreen
+ * @typedef {components['schemas']['Bootstrap']['errors'][number]['part']} Part
+ * @typedef {components['schemas']['ChannelFolders']} ChannelFolders
+ * @typedef {NonNullable<operations['search']['parameters']['query']>} SearchQuery
+ * @typedef {NonNullable<SearchQuery['sort']>} Sort
  */
-async function call(path, options = {}) {
-  const unsafe = options.method !== undefined && options.method !== 'GET';
-  const response = await fetch(path, {
-    ...options,
-    credentials: 'same-origin',
-    headers: {
-      Accept: 'application/json',
-      ...(unsafe ? { 'X-CSRF': '1' } : {}),
-      ...(options.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
-    },
-  });
-  if (response.status === 204) return { ok: true, status: 204 };
-  const body = await response.json();
-  return { ok: response.ok, status: response.status, body };
+
+/**
+ * The element with this id, as the kind of element the page's markup makes it.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T }} kind
+ * @returns {T}
+ */
+function byId(id, kind) {
+  const element = document.getElementById(id);
+  if (!(element instanceof kind)) throw new Error(`index.html has no ${kind.name} #${id}`);
+  return element;
 }
 
-/** A problem object as a person reads it: what happened, and what to quote when asking. */
+/** @param {string} id */
+const $ = (id) => byId(id, HTMLElement);
+/** @param {string} id */
+const field = (id) => byId(id, HTMLInputElement);
+
+/**
+ * A problem object as a person reads it: what happened, and what to quote when asking.
+ * @param {HTMLElement} element
+ * @param {Problem} problem
+ */
 function showProblem(element, problem) {
   element.replaceChildren();
   const title = document.createElement('strong');
-  title.textContent = `${problem.title ?? 'Error'} (${problem.status ?? '?'})`;
+  title.textContent = `${problem.title} (${problem.status})`;
   const detail = document.createElement('p');
-  detail.textContent = problem.detail ?? '';
+  detail.textContent = problem.detail;
   const meta = document.createElement('p');
   meta.className = 'muted';
-  meta.textContent = `${problem.code ?? ''} · ${problem.source ?? ''} · request ${problem.requestId ?? ''}`;
+  meta.textContent = `${problem.code} · ${problem.source} · request ${problem.requestId}`;
   element.append(title, detail, meta);
   element.hidden = false;
 }
 
+/** @param {HTMLElement} element */
 function clear(element) {
   element.replaceChildren();
   element.hidden = true;
 }
 
+/** @type {Readonly<Record<string, string>>} */
 const AVAILABILITY = {
   InStock: 'In stock',
   OutOfStock: 'Out of stock',
@@ -55,7 +73,11 @@ const AVAILABILITY = {
   OnlineOnly: 'Online only',
 };
 
-/** A price in its currency's own format, e.g. £153.99 or ¥1,200. */
+/**
+ * A price in its currency's own format, e.g. £153.99 or ¥1,200.
+ * @param {string | undefined} amount
+ * @param {string | undefined} currency
+ */
 function formatPrice(amount, currency) {
   if (amount === undefined || currency === undefined) return undefined;
   try {
@@ -65,15 +87,26 @@ function formatPrice(amount, currency) {
   }
 }
 
+/**
+ * Several sellers' offers (schema.org AggregateOffer) rather than one.
+ * @param {Product['offers']} offers
+ * @returns {offers is AggregateOffer}
+ */
+const isAggregate = (offers) => Array.isArray(offers.offers);
+
+/**
+ * What a card shows of a product's offers: one offer, or the lowest of several.
+ * @param {Product} product
+ */
 function offerOf(product) {
   const offers = product.offers;
-  if (Array.isArray(offers.offers)) {
+  if (isAggregate(offers)) {
     const first = offers.offers[0];
     return {
-      url: first.url,
+      url: first?.url,
       price: formatPrice(offers.lowPrice, offers.priceCurrency),
       from: offers.offers.length > 1,
-      availability: first.availability,
+      availability: first?.availability,
     };
   }
   return {
@@ -93,25 +126,27 @@ function placeholder() {
   return box;
 }
 
+/** @param {string} url */
+function picture(url) {
+  const image = document.createElement('img');
+  image.src = url;
+  image.alt = '';
+  image.width = 128;
+  image.height = 128;
+  image.loading = 'lazy';
+  image.addEventListener('error', () => image.replaceWith(placeholder()), { once: true });
+  return image;
+}
+
+/** @param {Product} product */
 function card(product) {
   const offer = offerOf(product);
   const item = document.createElement('li');
   item.className = 'card';
-  let picture;
-  if (product.image?.thumbnail) {
-    picture = document.createElement('img');
-    picture.src = product.image.thumbnail;
-    picture.alt = '';
-    picture.width = 128;
-    picture.height = 128;
-    picture.loading = 'lazy';
-    picture.addEventListener('error', () => picture.replaceWith(placeholder()), { once: true });
-  } else {
-    picture = placeholder();
-  }
   const name = document.createElement('a');
   name.className = 'name';
-  name.href = offer.url;
+  // Exactly as given: a result link the gateway signed breaks if it is rebuilt.
+  if (offer.url !== undefined) name.href = offer.url;
   name.textContent = product.name;
   const price = document.createElement('p');
   price.className = 'price';
@@ -125,38 +160,70 @@ function card(product) {
     : 'No ratings';
   const stock = AVAILABILITY[String(offer.availability).replace(/^https?:\/\/schema\.org\//, '')];
   facts.textContent = [rating, stock].filter(Boolean).join(' · ');
-  item.append(picture, name, price, facts);
+  const thumbnail = product.image?.thumbnail;
+  item.append(thumbnail ? picture(thumbnail) : placeholder(), name, price, facts);
   return item;
 }
 
-let nextPage;
+/**
+ * The cursor of the next page, from the last result list's `next` link.
+ * @type {string | undefined}
+ */
+let nextCursor;
 
-async function search(path, append) {
+/**
+ * @param {SearchQuery} query
+ * @param {boolean} append
+ */
+async function search(query, append) {
   const error = $('search-error');
   clear(error);
-  const { ok, body } = await call(path);
-  if (!ok) {
-    showProblem(error, body);
+  const answer = await api.GET('/api/search', { params: { query } });
+  if (answer.error) {
+    showProblem(error, answer.error);
     return;
   }
   const list = $('results');
   if (!append) list.replaceChildren();
-  list.append(...body.itemListElement.map(card));
+  list.append(...answer.data.itemListElement.map(card));
   $('result-count').textContent = `${list.children.length} products`;
-  nextPage = body.next;
-  $('more').hidden = nextPage === undefined;
+  // `next` is a link to this route with one opaque `cursor`: the cursor is all the next call needs.
+  const next = answer.data.next;
+  nextCursor =
+    next === undefined
+      ? undefined
+      : (new URL(next, location.href).searchParams.get('cursor') ?? undefined);
+  $('more').hidden = nextCursor === undefined;
 }
 
-$('search-form').addEventListener('submit', (event) => {
+const sortField = byId('sort', HTMLSelectElement);
+/**
+ * The orders the page's select offers (index.html), each one the route knows.
+ * @type {readonly Sort[]}
+ */
+const SORTS = ['relevance', 'price_asc', 'price_desc', 'rating'];
+/**
+ * @param {string} value
+ * @returns {value is Sort}
+ */
+const isSort = (value) => SORTS.some((sort) => sort === value);
+
+byId('search-form', HTMLFormElement).addEventListener('submit', (event) => {
   event.preventDefault();
-  const params = new URLSearchParams({ q: $('q').value, sort: $('sort').value });
-  void search(`/api/search?${params}`, false);
+  const sort = sortField.value;
+  void search({ q: field('q').value, sort: isSort(sort) ? sort : 'relevance' }, false);
 });
-$('sort').addEventListener('change', () => $('search-form').requestSubmit());
+sortField.addEventListener('change', () => byId('search-form', HTMLFormElement).requestSubmit());
 $('more').addEventListener('click', () => {
-  if (nextPage) void search(nextPage, true);
+  if (nextCursor !== undefined) void search({ cursor: nextCursor }, true);
 });
 
+/**
+ * @template T
+ * @param {HTMLElement} element
+ * @param {readonly T[]} items
+ * @param {(item: T) => string} text
+ */
 function list(element, items, text) {
   element.replaceChildren(
     ...items.map((entry) => {
@@ -169,6 +236,10 @@ function list(element, items, text) {
     element.replaceChildren(Object.assign(document.createElement('li'), { textContent: 'None' }));
 }
 
+/**
+ * @param {HTMLElement} element
+ * @param {Problem} problem
+ */
 function partError(element, problem) {
   const li = document.createElement('li');
   li.className = 'problem';
@@ -176,14 +247,15 @@ function partError(element, problem) {
   element.replaceChildren(li);
 }
 
+/** @param {FirstScreen['session']} session */
 function renderAccount(session) {
   const account = $('account');
   account.replaceChildren();
-  if (session?.mode === 'service') {
+  if (session !== null && 'mode' in session) {
     account.textContent = `Service account: ${session.user.email}`;
     return;
   }
-  if (session) {
+  if (session !== null) {
     const who = document.createElement('span');
     who.textContent = `Logged in as ${session.user.full_name} `;
     const logout = document.createElement('button');
@@ -191,12 +263,16 @@ function renderAccount(session) {
     logout.id = 'logout';
     logout.textContent = 'Log out';
     logout.addEventListener('click', async () => {
-      await call('/api/auth/logout', { method: 'POST' });
+      await api.POST('/api/auth/logout');
       await start();
     });
     account.append(who, logout);
     return;
   }
+  account.append(loginForm());
+}
+
+function loginForm() {
   const form = document.createElement('form');
   form.id = 'login-form';
   form.className = 'row';
@@ -206,14 +282,13 @@ function renderAccount(session) {
     '<button type="submit">Log in</button>';
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const { ok, body } = await call('/api/auth/login', {
-      method: 'POST',
-      body: JSON.stringify({ email: $('email').value, password: $('password').value }),
+    const { error } = await api.POST('/api/auth/login', {
+      body: { email: field('email').value, password: field('password').value },
     });
-    if (ok) await start();
-    else showProblem($('notice'), body);
+    if (error) showProblem($('notice'), error);
+    else await start();
   });
-  account.append(form);
+  return form;
 }
 
 /**
@@ -222,18 +297,23 @@ function renderAccount(session) {
  * gateway) the page reopens, with back-off, by starting over: the first screen again, which
  * follows the stream again if there is still somebody to follow it for.
  */
+/** @type {EventSource | undefined} */
 let events;
 let backoffMs = 1000;
 function followFolders() {
   events?.close();
-  events = new EventSource('/api/events', { withCredentials: true });
-  events.addEventListener('channel_folders', (message) => {
+  const stream = new EventSource('/api/events', { withCredentials: true });
+  events = stream;
+  stream.addEventListener('channel_folders', (message) => {
     backoffMs = 1000;
-    list($('folders'), JSON.parse(message.data).channel_folders, (f) => f.name);
+    // Each event's data is the folder route's JSON body (docs/frontend.md, Live updates).
+    /** @type {ChannelFolders} */
+    const folders = JSON.parse(String(message.data));
+    list($('folders'), folders.channel_folders, (f) => f.name);
   });
-  events.addEventListener('error', () => {
-    if (events.readyState !== EventSource.CLOSED) return;
-    events = undefined;
+  stream.addEventListener('error', () => {
+    if (stream.readyState !== EventSource.CLOSED) return;
+    if (events === stream) events = undefined;
     retryStart();
   });
 }
@@ -258,57 +338,78 @@ async function start() {
   clear($('notice'));
   let answer;
   try {
-    answer = await call('/api/bootstrap');
+    answer = await api.GET('/api/bootstrap');
   } catch {
     // The gateway is away (a restart): try again shortly, as the stream would.
     retryStart();
     return;
   }
-  const { ok, body } = answer;
-  if (!ok) {
-    showProblem($('notice'), body);
-    if (body?.status >= 500) retryStart();
+  if (answer.error) {
+    showProblem($('notice'), answer.error);
+    if (answer.error.status >= 500) retryStart();
     return;
   }
-  const { data, errors } = body;
+  const { data, errors } = answer.data;
+  /** @param {Part} part */
   const failed = (part) => errors.find((problem) => problem.part === part);
   renderAccount(data.session);
-  if (failed('session')) showProblem($('notice'), failed('session'));
+  const sessionProblem = failed('session');
+  if (sessionProblem) showProblem($('notice'), sessionProblem);
   $('search-available').textContent = data.search.available
     ? 'The search service is up.'
     : 'The search service is not answering right now.';
-  if (data.channel_folders) list($('folders'), data.channel_folders.channel_folders, (f) => f.name);
-  else if (failed('channel_folders')) partError($('folders'), failed('channel_folders'));
-  else list($('folders'), [], () => '');
+  renderPart(
+    $('folders'),
+    data.channel_folders?.channel_folders,
+    failed('channel_folders'),
+    (f) => f.name,
+  );
   // Somebody to follow the folders for: a session, or the service account.
   if (data.session) followFolders();
   else stopFollowing();
-  if (data.drafts) list($('drafts'), data.drafts.drafts, (d) => d.content || '(empty draft)');
-  else if (failed('drafts')) partError($('drafts'), failed('drafts'));
-  else list($('drafts'), [], () => '');
-  $('status-form').hidden = data.session === null;
+  renderPart(
+    $('drafts'),
+    data.drafts?.drafts,
+    failed('drafts'),
+    (d) => d.content || '(empty draft)',
+  );
+  byId('status-form', HTMLFormElement).hidden = data.session === null;
 }
 
-$('status-form').addEventListener('submit', async (event) => {
+/**
+ * One part of the first screen: its items, its problem, or nothing (nobody logged in).
+ * @template T
+ * @param {HTMLElement} element
+ * @param {readonly T[] | undefined} items
+ * @param {Problem | undefined} problem
+ * @param {(item: T) => string} text
+ */
+function renderPart(element, items, problem, text) {
+  if (items) list(element, items, text);
+  else if (problem) partError(element, problem);
+  else list(element, [], text);
+}
+
+byId('status-form', HTMLFormElement).addEventListener('submit', async (event) => {
   event.preventDefault();
-  for (const field of ['user_id', 'status_text', 'emoji_name']) clear($(`${field}-error`));
+  for (const name of ['user_id', 'status_text', 'emoji_name']) clear($(`${name}-error`));
   const result = $('status-result');
   result.textContent = '';
-  const body = { status_text: $('status-text').value };
-  if ($('emoji-name').value !== '') body.emoji_name = $('emoji-name').value;
-  const userId = encodeURIComponent($('user-id').value);
-  const answer = await call(`/api/chat/users/${userId}/status`, {
-    method: 'POST',
-    body: JSON.stringify(body),
+  const emoji = field('emoji-name').value;
+  const { error } = await api.POST('/api/chat/users/{user_id}/status', {
+    params: { path: { user_id: field('user-id').value } },
+    body: {
+      status_text: field('status-text').value,
+      ...(emoji === '' ? {} : { emoji_name: emoji }),
+    },
   });
-  if (answer.ok) {
+  if (!error) {
     result.textContent = 'Status set.';
     return;
   }
   // Validation failures name each field: the message goes next to it.
-  const fields = answer.body.errors ?? [];
-  for (const { path, message } of fields) {
-    const target = $(`${path.split('.').at(-1)}-error`);
+  for (const { path, message } of error.errors ?? []) {
+    const target = document.getElementById(`${path.split('.').at(-1)}-error`);
     if (target) {
       target.textContent = message;
       target.hidden = false;
@@ -316,9 +417,9 @@ $('status-form').addEventListener('submit', async (event) => {
   }
   const summary = document.createElement('div');
   summary.className = 'problem';
-  showProblem(summary, answer.body);
+  showProblem(summary, error);
   result.replaceChildren(summary);
 });
 
 await start();
-$('search-form').requestSubmit();
+byId('search-form', HTMLFormElement).requestSubmit();

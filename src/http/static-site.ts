@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import express, { type RequestHandler, type Response } from 'express';
 import { ConfigError } from '../../config/load-config.js';
+import { createClientModule } from './client-module.js';
 import type { CompressionPolicy } from './compression.js';
 import { sendEncoded } from './send-encoded.js';
 import { holdTextFiles } from './text-files.js';
@@ -39,6 +40,10 @@ function pagePolicy(imgSrc: string): string {
  * With COMPRESSION=on, the text files big enough to compress are read and compressed once, at
  * start-up (text-files.ts), and served from memory with a strong ETag per coding (contract
  * section 4); everything else is served from the directory as it is.
+ *
+ * Beside the site's files, `/vendor/openapi-fetch.mjs` is the typed client's ES module
+ * (client-module.ts), for a page without a build step; a file of the site's own at that path
+ * comes first.
  */
 export function createStaticSite(options: {
   dir: string;
@@ -86,5 +91,6 @@ export function createStaticSite(options: {
     }
     res.sendFile(index, { etag: true, lastModified: true, cacheControl: false });
   };
-  return held === undefined ? [files, fallback] : [fromMemory, files, fallback];
+  const client = createClientModule();
+  return held === undefined ? [files, client, fallback] : [fromMemory, files, client, fallback];
 }

@@ -1,6 +1,8 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import request from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { useUpstreams } from '../helpers/upstreams.js';
@@ -78,5 +80,56 @@ describe('a frontend served from STATIC_DIR', () => {
       /STATIC_DIR has no index.html/,
     );
     rmSync(empty, { recursive: true, force: true });
+  });
+});
+
+describe('the typed client for pages without a build step (/vendor/openapi-fetch.mjs)', () => {
+  const installed = readFileSync(
+    createRequire(import.meta.url).resolve('openapi-fetch/dist/index.mjs'),
+  );
+
+  it('when it is asked, then the installed openapi-fetch ES module comes from the gateway as JavaScript, revalidated by its ETag', async () => {
+    const gw = await gateway();
+    const res = await request(gw.app)
+      .get('/vendor/openapi-fetch.mjs')
+      .buffer(true)
+      .parse((r, done) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (chunk: Buffer) => chunks.push(chunk));
+        r.on('end', () => done(null, Buffer.concat(chunks)));
+      });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect((res.body as Buffer).equals(installed)).toBe(true);
+    const again = await request(gw.app)
+      .get('/vendor/openapi-fetch.mjs')
+      .set('If-None-Match', res.headers['etag'] as string);
+    expect(again.status).toBe(304);
+  });
+
+  it("when the demo page is served, then every module it imports resolves on the gateway's origin as JavaScript", async () => {
+    const page = fileURLToPath(new URL('../../simulators/demo-page/', import.meta.url));
+    const gw = await upstreams.gateway({ env: { STATIC_DIR: page } });
+    const html = await request(gw.app).get('/').set('Accept', 'text/html');
+    const entries = [...html.text.matchAll(/<script type="module" src="([^"]+)">/g)].map(
+      (m) => m[1]!,
+    );
+    expect(entries).toEqual(['/app.js']);
+    const seen = new Set<string>();
+    const queue = [...entries];
+    for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
+      if (seen.has(path)) continue;
+      seen.add(path);
+      const res = await request(gw.app).get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers['content-type'], path).toBe('text/javascript; charset=utf-8');
+      // Static imports only (JSDoc `@import` lines are types, never loaded).
+      for (const [, specifier] of res.text.matchAll(/^import\s[^;]*?from\s+'([^']+)';/gm)) {
+        expect(specifier, `${path} imports ${specifier}`).toMatch(/^\.\.?\//);
+        queue.push(new URL(specifier!, `http://gateway${path}`).pathname);
+      }
+    }
+    expect([...seen].sort()).toEqual(['/app.js', '/client.js', '/vendor/openapi-fetch.mjs']);
   });
 });

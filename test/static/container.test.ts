@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ajv, type AnySchemaObject } from 'ajv';
@@ -405,6 +405,30 @@ describe('Dockerfile', () => {
       '/app/dist ./dist',
       'simulators/demo-page ./simulators/demo-page',
     ]);
+  });
+
+  it('when the demo page imports a module the gateway serves from node_modules, then its package is a production dependency, which the final stage installs', () => {
+    // The page's `./vendor/<package>.mjs` imports (src/http/client-module.ts serves them).
+    const page = new URL('../../simulators/demo-page/', import.meta.url);
+    const vendored = readdirSync(page)
+      .filter((file) => file.endsWith('.js'))
+      .flatMap((file) => [
+        ...readFileSync(new URL(file, page), 'utf8').matchAll(
+          /^import\s[^;]*?from\s+'\.\/vendor\/([^']+)\.mjs';/gm,
+        ),
+      ])
+      .map((match) => match[1]!);
+    expect(vendored).toEqual(['openapi-fetch']);
+    const manifest = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { dev?: boolean }>;
+    };
+    for (const name of vendored) {
+      expect(Object.keys(manifest.dependencies), name).toContain(name);
+      // `npm ci --omit=dev` leaves out exactly the lock's `dev` packages.
+      expect(lock.packages[`node_modules/${name}`], name).toBeDefined();
+      expect(lock.packages[`node_modules/${name}`]?.dev, name).toBeUndefined();
+    }
   });
 
   it("when the healthcheck command runs, then it exits 0 only on /healthz's 200 and 1 on failure, timeout or refusal", async () => {
