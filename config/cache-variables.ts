@@ -87,9 +87,3 @@ export function cacheWindowsOf(
 /** The variables as one object schema, for start-up parsing beside the environment's. */
 export const cacheVariablesSchema = (routes: readonly DeclaresCache[]) =>
   z.object(cacheVariableSchemas(routes));
-
-/** Every variable name: the environment's own, then each cached route's windows. */
-export const envVariables = (
-  own: readonly string[],
-  routes: readonly DeclaresCache[],
-): readonly string[] => [...own, ...Object.keys(cacheVariableSchemas(routes))];

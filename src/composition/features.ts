@@ -79,7 +79,6 @@ export function createGatewayFeatures(
   });
   const bootstrap = createBootstrapFeature({
     chat: chat.service,
-    credentials,
     serviceAccount,
     sessions,
     cookie,

@@ -66,6 +66,8 @@ export interface RouteMounter<C, G extends RouteGuards> {
   entryOf<S extends RouteSpec<C>>(spec: S): CachedEntry<S>;
   /** The cached routes mounted so far: what the hit path answers before Express. */
   readonly cachedRoutes: readonly CachedRoute[];
+  /** The guards routes are mounted with: work outside a route (the first screen) uses them too. */
+  readonly guards: G;
 }
 
 export interface CachedEntry<S> {
@@ -118,6 +120,7 @@ export function createRouteMounter<C, G extends RouteGuards>(
 
   return {
     cachedRoutes,
+    guards: options.guards,
     entryOf,
     mount(router, spec, handler) {
       const { reader, guard, admit } = parts(spec);

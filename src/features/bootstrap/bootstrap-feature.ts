@@ -4,7 +4,6 @@ import type { SessionManager } from '../../sessions/session-manager.js';
 import type { ChatCredentials } from '../../upstreams/chat/chat-client.js';
 import type { SearchStatus } from '../../upstreams/search/search-status.js';
 import { describeSession } from '../auth/describe-session.js';
-import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
 import type { FeatureMounter } from '../route-guards.js';
 import { createBootstrapRouter } from './bootstrap-router.js';
@@ -15,7 +14,6 @@ import { createBootstrapRouter } from './bootstrap-router.js';
  */
 export function createBootstrapFeature(options: {
   chat: ChatService;
-  credentials: ChatCredentialsResolver;
   /** Set in service mode. */
   serviceAccount: ChatCredentials | undefined;
   sessions: SessionManager;
@@ -27,7 +25,6 @@ export function createBootstrapFeature(options: {
   const { serviceAccount, sessions, cookie } = options;
   return createBootstrapRouter({
     chat: options.chat,
-    credentials: options.credentials,
     searchStatus: options.searchStatus,
     deadlineMs: options.deadlineMs,
     mounter: options.mounter,

@@ -1,10 +1,8 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError, isAppError } from '../../errors/app-error.js';
+import { AppError } from '../../errors/app-error.js';
 import { toAppError, toProblem, type Problem } from '../../errors/to-problem.js';
 import type { ChatCall, ChatCredentials } from '../../upstreams/chat/chat-client.js';
-import { refusedCredentialsOf } from '../../upstreams/chat/chat-client.js';
 import type { SearchStatus } from '../../upstreams/search/search-status.js';
-import type { ChatCredentialsResolver } from '../chat/chat-credentials.js';
 import type { ChatService } from '../chat/chat-service.js';
 import type { FeatureMounter } from '../route-guards.js';
 import { ROUTES } from '../route-table.js';
@@ -21,8 +19,6 @@ export interface BootstrapOptions {
   searchStatus: SearchStatus;
   /** The caller, or undefined when nobody is logged in (session mode); throws when it cannot tell. */
   identify(req: Request, res: Response): Promise<Caller | undefined>;
-  /** What a refusal of the caller's own chat credentials becomes (their session ends). */
-  credentials: ChatCredentialsResolver;
   /** One deadline for every part. */
   deadlineMs: number;
   mounter: FeatureMounter;
@@ -67,12 +63,14 @@ export function createBootstrapRouter(options: BootstrapOptions): Router {
     }
     const asCaller = async <T>(part: Part, fn: (call: ChatCall) => Promise<T>) => {
       if (!caller) return null;
-      const call = { credentials: caller.credentials, requestId: req.id };
+      const { credentials } = caller;
       try {
-        return await inTime(fn(call), 'chat');
+        // The chat routes' guard: a refusal of the caller's own key ends their session.
+        return await options.mounter.guards.chatCaller.run(req, res, { credentials }, () =>
+          inTime(fn({ credentials, requestId: req.id }), 'chat'),
+        );
       } catch (error) {
-        const mine = isAppError(error) && refusedCredentialsOf(error) === call.credentials;
-        return failed(part, mine ? await options.credentials.refused(req, res, error) : error);
+        return failed(part, error);
       }
     };
     const [folders, drafts, available] = await Promise.all([

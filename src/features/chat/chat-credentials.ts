@@ -19,14 +19,11 @@ export interface Caller {
 
 /** Decides whose chat rights a request uses, and what happens when the server refuses them. */
 export interface ChatCredentialsResolver {
-  resolve(req: Request, res: Response): Promise<ChatCredentials>;
-  /** As resolve(), with who the caller is. */
-  caller(req: Request, res: Response): Promise<Caller>;
   /** The caller of every request, when one account makes every call (service mode). */
   readonly fixed?: Caller;
-  /** The caller a request would be, or undefined where resolve() would refuse it. */
+  /** The caller a request would be, or undefined where it has none (no session). */
   peek(req: IncomingMessage): Promise<Caller | undefined>;
-  /** The chat server answered 401 to the credentials resolve() gave: the error to answer with. */
+  /** The chat server answered 401 to the caller's credentials: the error to answer with. */
   refused(req: Request, res: Response, error: AppError): Promise<AppError>;
   /** The problem for a request peek() found no caller in. */
   refuse(req: Request, res: Response): AppError;
@@ -41,8 +38,6 @@ export function createServiceCredentials(credentials: ChatCredentials): ChatCred
   const frozen = Object.freeze({ ...credentials });
   const caller: Caller = Object.freeze({ credentials: frozen });
   return {
-    resolve: () => Promise.resolve(frozen),
-    caller: () => Promise.resolve(caller),
     fixed: caller,
     peek: () => Promise.resolve(caller),
     refused: (_req, _res, error) => Promise.resolve(error),
@@ -68,15 +63,7 @@ export function createSessionCredentials(options: {
     if (cookie.read(req) !== undefined) cookie.clear(res);
     return new AppError('UNAUTHORIZED', 'Log in first: this route needs a session.');
   };
-  async function caller(req: Request, res: Response): Promise<Caller> {
-    const id = cookie.read(req);
-    const session = id === undefined ? undefined : await sessions.lookup(id);
-    if (!session) throw refuse(req, res);
-    return callerOf(session);
-  }
   return {
-    resolve: async (req, res) => (await caller(req, res)).credentials,
-    caller,
     refuse,
     async peek(req) {
       const id = cookie.read(req);
@@ -97,28 +84,6 @@ export function createSessionCredentials(options: {
       );
     },
   };
-}
-
-/**
- * Runs a chat call as the request's caller. Only a refusal of this caller's own credentials
- * is theirs to answer (ending their session): a shared (single-flight) load may fail on
- * another caller's revoked key.
- */
-export async function callAsCaller<T>(
-  resolver: ChatCredentialsResolver,
-  req: Request,
-  res: Response,
-  fn: (call: ChatCall) => Promise<T>,
-): Promise<T> {
-  const call = { credentials: await resolver.resolve(req, res), requestId: req.id };
-  try {
-    return await fn(call);
-  } catch (error) {
-    if (isAppError(error) && refusedCredentialsOf(error) === call.credentials) {
-      throw await resolver.refused(req, res, error);
-    }
-    throw error;
-  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { ROUTES } from '../route-table.js';
 import type { FeatureMounter } from '../route-guards.js';
 import { toChannelList } from './channel-list.js';
 import { callOf } from './chat-credentials.js';
-import { foldersRepresentation, type ChatService } from './chat-service.js';
+import type { ChatService } from './chat-service.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -25,10 +25,8 @@ export function createChatRouter(options: {
     res.set('Cache-Control', 'no-store').json(await service.drafts(callOf(req, caller)));
   });
 
-  mounter.mountCached(router, ROUTES.listChannelFolders, async ({ query, caller }, req) =>
-    foldersRepresentation(
-      await client.getChannelFolders(callOf(req, caller), query.include_archived),
-    ),
+  mounter.mountCached(router, ROUTES.listChannelFolders, ({ query, caller }, req) =>
+    service.loadFolders(callOf(req, caller), query.include_archived),
   );
 
   mounter.mountCached(router, ROUTES.listChannels, async ({ query, caller }, req) => {

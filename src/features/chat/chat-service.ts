@@ -18,6 +18,8 @@ export interface ChatService {
   drafts(call: ChatCall): Promise<{ count: number; drafts: Draft[] }>;
   /** Where the realm's folder list is cached: one entry serves every caller. */
   channelFoldersKey(includeArchived: boolean): string;
+  /** The chat server's folder list as it is stored and sent: what a miss of the route loads. */
+  loadFolders(call: ChatCall, includeArchived: boolean): Promise<Representation>;
   /** The folder list as its route answers it, for work outside that route (bootstrap, events). */
   channelFolders(call: ChatCall, includeArchived: boolean, loading?: LoaderCall): Promise<Cached>;
   /** The chat events' view of the folder cache: both lists replaced from one full list. */
@@ -33,7 +35,7 @@ export function sortChannelFolders(folders: readonly ChannelFolder[]): ChannelFo
 }
 
 /** The folder list as stored and sent. */
-export const foldersRepresentation = (folders: readonly ChannelFolder[]): Representation =>
+const foldersRepresentation = (folders: readonly ChannelFolder[]): Representation =>
   toRepresentation(
     { channel_folders: sortChannelFolders(folders) },
     'application/json; charset=utf-8',
@@ -72,16 +74,19 @@ export function createChatService(options: ChatServiceOptions): ChatService {
     ]);
   };
 
+  const loadFolders = async (call: ChatCall, includeArchived: boolean) =>
+    foldersRepresentation(await client.getChannelFolders(call, includeArchived));
+
   return {
     client,
+    loadFolders,
     async drafts(call) {
       const { count, drafts } = await client.getDrafts(call);
       return { count, drafts: sortDrafts(drafts) };
     },
     channelFoldersKey,
     channelFolders(call, includeArchived, loading) {
-      const load = async () =>
-        foldersRepresentation(await client.getChannelFolders(call, includeArchived));
+      const load = () => loadFolders(call, includeArchived);
       return loader.get(channelFoldersKey(includeArchived), folders.windows, load, loading);
     },
     folderCache: {
