@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from './env-schema.js';
+import { integer } from './env-values.js';
 
 /*
  * The variables of each cached route's windows, derived from its declaration in the route table

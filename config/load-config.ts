@@ -5,9 +5,9 @@ import {
   type CacheWindows,
   type DeclaresCache,
 } from './cache-variables.js';
-import { ConfigSchema, type Config as EnvConfig } from './env-schema.js';
+import { ConfigSchema, type Config as EnvConfig } from './config-schema.js';
 
-export type { BreakerThresholds } from './env-schema.js';
+export type { BreakerThresholds } from './config-schema.js';
 export type { CacheWindows, DeclaresCache } from './cache-variables.js';
 
 /** The gateway's configuration: the environment's, and each cached route's windows. */

@@ -106,7 +106,7 @@ export interface RouteSpec<C = never> {
   readonly description: string;
   /**
    * The OpenAPI tag it is listed under, one of the route table's (ROUTE_TAGS in
-   * features/route-table.ts), which also says what the tag groups.
+   * features/route-parts.ts), which also says what the tag groups.
    */
   readonly tag: string;
   /** Validated once per request, before the guard and the handler; a 400 otherwise. */

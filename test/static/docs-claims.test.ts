@@ -7,7 +7,7 @@ import { ENV_VARIABLES } from '../../config/env-schema.js';
 import { AppError, ERROR_CODES, ERROR_SOURCES } from '../../src/errors/app-error.js';
 import { statusOf } from '../../src/errors/to-problem.js';
 import { upstreamOutcome } from '../../src/errors/upstream-failure.js';
-import { STREAM_CLOSE_REASONS } from '../../src/features/events/stream-set.js';
+import { STREAM_CLOSE_REASONS } from '../../src/features/events/stream-counts.js';
 import { ROUTE_TABLE } from '../../src/features/route-table.js';
 import { CHAT_EVENTS_STATES } from '../../src/observability/chat-events-status.js';
 import { CHAT_OPERATIONS } from '../../src/upstreams/chat/chat-errors.js';

@@ -1,15 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Representation } from '../../cache/cache-entry.js';
-import {
-  createStreamSet,
-  EVENT,
-  type EventHubStatus,
-  type FolderVariant,
-  type Stream,
-  type StreamCloseReason,
-  type StreamRefusal,
-} from './stream-set.js';
+import type { EventHubStatus, StreamCloseReason, StreamRefusal } from './stream-counts.js';
+import { createStreamSet, EVENT, type FolderVariant, type Stream } from './stream-set.js';
 
 /** A stream's head (contract section 2.2); a HEAD request gets it alone. */
 export const STREAM_HEADERS: Readonly<Record<string, string>> = {

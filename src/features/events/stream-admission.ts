@@ -7,7 +7,7 @@ import {
 } from '../../http/client-address.js';
 import type { Caller } from '../chat/chat-credentials.js';
 import type { EventHub } from './event-hub.js';
-import type { StreamRefusal } from './stream-set.js';
+import type { StreamRefusal } from './stream-counts.js';
 
 /** A refused page's own back-off then takes it elsewhere or later. */
 const RETRY_AFTER_SECONDS = 5;

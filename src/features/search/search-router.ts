@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import type { FeatureMounter } from '../route-guards.js';
-import { ROUTES, SEARCH_FORMATS } from '../route-table.js';
+import { ROUTES } from '../route-table.js';
+import { SEARCH_FORMATS } from './search-formats.js';
 import type { SearchContext } from '../route-context.js';
 import type { SearchService } from './search-service.js';
 
