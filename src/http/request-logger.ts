@@ -19,18 +19,21 @@ export function createRequestLogger(
     customProps: (req) =>
       (req.traceId === undefined ? undefined : { trace_id: req.traceId }) as object,
     autoLogging: { ignore: (req) => UNLOGGED.has(req.url ?? '') },
-    // Keep lines small and free of headers that could carry credentials.
+    // Keep lines small and free of headers that could carry credentials. The serializers get
+    // the request and response themselves: pino-std-serializers' wrappers would first copy
+    // every header of both into objects that these then throw away, on every request.
+    wrapSerializers: false,
     serializers: {
       err: serializeError,
-      req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+      req: (req: IncomingMessage & { id: string; originalUrl?: string }) => ({
         id: req.id,
         method: req.method,
-        url: req.url,
-        remoteAddress: req.remoteAddress,
+        url: req.originalUrl ?? req.url,
+        remoteAddress: req.socket?.remoteAddress,
       }),
-      res: (res: { statusCode: number; headers?: Record<string, unknown> }) => ({
+      res: (res: ServerResponse) => ({
         statusCode: res.statusCode,
-        cache: res.headers?.['x-cache'],
+        cache: res.getHeader('x-cache'),
       }),
     },
     // A client's own 4xx is routine, not a warning: info, and never a stack (contract

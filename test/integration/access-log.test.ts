@@ -1,0 +1,50 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { useUpstreams } from '../helpers/upstreams.js';
+
+/*
+ * The access line (contract section 6): one per finished request, small, and with no header of
+ * the request or the answer, whatever the request carried.
+ */
+
+const upstreams = useUpstreams();
+
+type Line = Record<string, unknown>;
+const lineOf = (lines: readonly Line[], id: string): Line | undefined =>
+  lines.find((l) => (l['req'] as { id?: string } | undefined)?.id === id);
+
+describe('the access line', () => {
+  it('when a search misses and then hits, then each line names the request and how the cache answered, and nothing else of it', async () => {
+    const gw = await upstreams.gateway();
+    for (const expected of ['MISS', 'HIT']) {
+      await request(gw.app)
+        .get('/api/search?q=lamp&k=2')
+        .set('Authorization', 'Bearer caller-secret-token')
+        .set('Cookie', 'bff_session=caller-session-cookie')
+        .set('X-Request-Id', `access-${expected}`)
+        .expect(200);
+      const line = lineOf(gw.logs.lines(), `access-${expected}`);
+      expect(line).toMatchObject({ level: 30, msg: 'request completed' });
+      expect(line?.['req']).toEqual({
+        id: `access-${expected}`,
+        method: 'GET',
+        url: '/api/search?q=lamp&k=2',
+        remoteAddress: expect.stringMatching(/127\.0\.0\.1|::1/),
+      });
+      expect(line?.['res']).toEqual({ statusCode: 200, cache: expected });
+      expect(typeof line?.['responseTime']).toBe('number');
+      const text = JSON.stringify(line);
+      expect(text).not.toContain('caller-secret-token');
+      expect(text).not.toContain('caller-session-cookie');
+      expect(text).not.toMatch(/"headers"/);
+    }
+  });
+
+  it('when a request is refused before any route, then its line has the status and no cache field', async () => {
+    const gw = await upstreams.gateway();
+    await request(gw.app).get('/api/search?k=2').set('X-Request-Id', 'access-400').expect(400);
+    const line = lineOf(gw.logs.lines(), 'access-400');
+    expect(line?.['res']).toEqual({ statusCode: 400 });
+    expect(line).toMatchObject({ code: 'VALIDATION_FAILED' });
+  });
+});
