@@ -63,7 +63,7 @@ function createSearchContext(config: Config, logger: Logger): SearchContext {
         ? cursors.decode(request.cursor)
         : { query: encodeQuery(request.q, request.k), sort: request.sort };
     // A cursor's page asks for the k of the search it continues (the upstream's next link).
-    const k = Number(new URLSearchParams(query).get('k'));
+    const k = request.kind === 'cursor' ? Number(new URLSearchParams(query).get('k')) : request.k;
     const maxItems = Number.isInteger(k) && k > 0 ? Math.min(k, search.maxK) : search.maxK;
     const digest = createHash('sha256').update(query).digest('base64url');
     return { query, sort, maxItems, digest };

@@ -27,6 +27,15 @@ const Payload = z.strictObject({
   s: z.enum(SORT_ORDERS),
 });
 
+/** `url` resolved against `base`, parsed once; undefined when it is not a URL. */
+function parsedUrl(url: string, base: URL): URL | undefined {
+  try {
+    return new URL(url, base);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Cursors are `base64url(payload).base64url(hmac)`: opaque to the browser and tamper-evident,
  * so a client cannot smuggle another host, path or an oversized `k` through one. The payload
@@ -47,9 +56,9 @@ export function createCursorCodec(options: {
 
   return {
     encode(upstreamNext, sort) {
-      if (!URL.canParse(upstreamNext, searchEndpoint.href)) return undefined;
-      const next = new URL(upstreamNext, searchEndpoint);
+      const next = parsedUrl(upstreamNext, searchEndpoint);
       if (
+        next === undefined ||
         next.origin !== searchEndpoint.origin ||
         next.username !== '' ||
         next.password !== '' ||
