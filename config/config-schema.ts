@@ -103,6 +103,7 @@ const servingOf = (e: Env) => ({
     loginWindowSeconds: e.LOGIN_RATE_LIMIT_WINDOW_SECONDS,
     loginPerClient: e.LOGIN_RATE_LIMIT_PER_CLIENT,
     ipv6Prefix: e.RATE_LIMIT_IPV6_PREFIX,
+    syncMs: e.RATE_LIMIT_SYNC_MS,
   },
   compression: { enabled: e.COMPRESSION === 'on', minBytes: e.COMPRESSION_MIN_BYTES },
   events: {

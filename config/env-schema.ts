@@ -131,6 +131,13 @@ export const EnvSchema = z
     RATE_LIMIT_PER_SESSION: integer(1, 1_000_000).default(300),
     LOGIN_RATE_LIMIT_WINDOW_SECONDS: integer(1, 86_400).default(900),
     LOGIN_RATE_LIMIT_PER_CLIENT: integer(1, 10_000).default(10),
+    /**
+     * 0: the per-client limit is counted exactly in the shared Redis on every request. Above 0:
+     * each instance counts it locally and adds its counts to Redis at most this often (the
+     * per-session and login limits stay exact); a fleet may overshoot by instances × rate ×
+     * interval (contract section 1).
+     */
+    RATE_LIMIT_SYNC_MS: integer(0, 60_000).default(0),
     /** An IPv6 client counts by this prefix of its address (64: one household or server). */
     RATE_LIMIT_IPV6_PREFIX: integer(1, 128).default(64),
     /** `br`/`gzip` for answers of at least COMPRESSION_MIN_BYTES (contract section 4). */

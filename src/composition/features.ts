@@ -100,7 +100,7 @@ export function createGatewayFeatures(
     redis: stores.redis,
     keyPrefix: config.redis.keyPrefix,
     policies: access.limits.general,
-    state: stores.state,
+    state: stores.generalLimit,
     maxStreams: eventsMaxStreams(config.events.maxStreams, options.maxConnections, logger),
     maxStreamsPerClient: config.events.maxStreamsPerClient,
     // Without a trusted proxy, service mode cannot tell clients apart (contract section 1).

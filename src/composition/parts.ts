@@ -176,7 +176,7 @@ function createRequestPipeline(parts: {
           }),
     guards: [
       createCsrfGuard({ allowedOrigins: config.corsOrigins }),
-      createRateLimitGuard(access.limits.general, stores.state),
+      createRateLimitGuard(access.limits.general, stores.generalLimit),
     ],
     routers: features.routers,
   });
@@ -191,7 +191,7 @@ function createRequestPipeline(parts: {
     });
   const hits = createHitPath({
     routes: features.cachedRoutes,
-    state: stores.state,
+    state: stores.generalLimit,
     policies: access.limits.general,
     onHit: (key) => metrics.countCache(resourceOf(key), 'hit'),
     keepEncoding: (key, entry, made) => parts.loader.keepEncoding(key, entry, made),

@@ -21,6 +21,7 @@ import { createMemoryCounters, type MemoryCounters } from '../state/memory-count
 import { createMemorySharedState } from '../state/memory-shared-state.js';
 import { createRedisSharedState } from '../state/redis-shared-state.js';
 import type { SharedState } from '../state/shared-state.js';
+import { createSyncedCounters } from '../state/synced-counters.js';
 import type { Wiring } from './wiring.js';
 
 /** Where the gateway keeps what requests share: Redis when configured, else this process. */
@@ -30,6 +31,12 @@ export interface GatewayStores {
   cache: CacheStore;
   sessions: SessionStore;
   state: SharedState;
+  /**
+   * Where the general rate limit counts: `state` itself, or with RATE_LIMIT_SYNC_MS above 0
+   * (and Redis) this process's counts, added to Redis at most that often. The login limit
+   * always counts in `state`, exactly.
+   */
+  generalLimit: SharedState;
   /** One upstream call per key across the fleet (this process alone without Redis). */
   flights: FlightCoordinator;
   /** A lease one instance of the deployment holds at a time (the one instance without Redis). */
@@ -48,6 +55,29 @@ const SESSION_WRITE_CONNECTIONS = 8;
 
 /** Counters kept in process at most (each a client address or a live session). */
 const MAX_MEMORY_COUNTERS = 100_000;
+
+/**
+ * The general limit's counting: exact in Redis by default; with RATE_LIMIT_SYNC_MS, local and
+ * synced, its last counts sent when the gateway stops (before Redis closes: hooks close in
+ * reverse order of registration).
+ */
+function generalLimitOf(
+  options: Wiring & { state: SharedState; redis: RedisConnection; breaker: Breaker },
+): SharedState {
+  const { config, lifecycle } = options;
+  if (config.rateLimit.syncMs === 0) return options.state;
+  const synced = createSyncedCounters({
+    state: options.state,
+    redis: options.redis,
+    breaker: options.breaker,
+    syncMs: config.rateLimit.syncMs,
+    maxCounters: MAX_MEMORY_COUNTERS,
+    logger: options.logger,
+    now: options.now,
+  });
+  lifecycle.onClose('rate limit sync', () => synced.close());
+  return synced;
+}
 
 /** Whether REDIS_CACHE_URL names another server than REDIS_URL (a database of the same is not). */
 function cacheApart(config: Config): string | undefined {
@@ -78,6 +108,7 @@ function createMemoryStores(options: {
     cache,
     sessions,
     state,
+    generalLimit: state,
     flights: SOLO_FLIGHTS,
     lease: () => SOLO_LEASE,
     breakers: {},
@@ -215,8 +246,17 @@ export function createGatewayStores(options: Wiring): GatewayStores {
     breaker: cacheBreaker,
   });
   const writes = createSessionWrites({ ...options, redis });
+  const limits = breaker('limits');
   // With Redis, the only in-process cache layer is the bodies held in front of it.
   const bodies = createBodyLayer({ maxBytes: config.cacheMaxBytes });
+  const state = createRedisSharedState({
+    redis,
+    breaker: limits,
+    ...(apart ? { cache: { redis: cacheRedis, breaker: cacheBreaker } } : {}),
+    fallback: counters,
+    bodies,
+    logger,
+  });
   return {
     redis,
     cache: createRedisCacheStore({
@@ -239,14 +279,8 @@ export function createGatewayStores(options: Wiring): GatewayStores {
       logger,
       now,
     }),
-    state: createRedisSharedState({
-      redis,
-      breaker: breaker('limits'),
-      ...(apart ? { cache: { redis: cacheRedis, breaker: cacheBreaker } } : {}),
-      fallback: counters,
-      bodies,
-      logger,
-    }),
+    state,
+    generalLimit: generalLimitOf({ ...options, state, redis, breaker: limits }),
     lease: (key, ttlMs) => createRedisLease({ redis: background, key, ttlMs }),
     breakers,
     isolation: () => ({

@@ -128,6 +128,29 @@ function sharedStateCases(redisEnv: () => Record<string, string>) {
     expect(after.status).toBe(401);
   });
 
+  it('when the per-client limit is counted locally (RATE_LIMIT_SYNC_MS), then the counts both instances send land on the counter an exact instance reads', async () => {
+    const { a, b, prefix } = await pair(redisEnv(), {
+      RATE_LIMIT_PER_CLIENT: '6',
+      RATE_LIMIT_SYNC_MS: '60000',
+    });
+    for (const gw of [a, b]) {
+      for (let i = 0; i < 3; i += 1) expect((await search(gw, `sync${i}`)).status).toBe(200);
+    }
+    // Their stops send what they counted; nothing synced before.
+    await Promise.all([a.gateway.stop(), b.gateway.stop()]);
+    const exact = await upstreams.gateway({
+      env: {
+        ...redisEnv(),
+        REDIS_KEY_PREFIX: prefix,
+        REDIS_COMMAND_TIMEOUT_MS: '500',
+        RATE_LIMIT_PER_CLIENT: '6',
+      },
+    });
+    const refused = await search(exact, 'sync-exact');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['ratelimit']).toMatch(/^"client";r=0;t=\d+$/);
+  });
+
   it('when a client spreads its requests over both instances, then they count against one limit', async () => {
     const { a, b } = await pair(redisEnv(), { RATE_LIMIT_PER_CLIENT: '6' });
     const statuses: number[] = [];
