@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import accepts from 'accepts';
+import { LRUCache } from 'lru-cache';
 import type { NextFunction, Request, Response, Router } from 'express';
 import type { z } from 'zod';
 import { AppError } from '../errors/app-error.js';
@@ -80,6 +81,31 @@ function negotiate(req: IncomingMessage, media: string[]): string {
   return type;
 }
 
+/** Raw query strings whose validated form a reader remembers, and the longest it keys by. */
+const REMEMBERED_QUERIES = 1024;
+const REMEMBERED_QUERY_CHARS = 512;
+
+/**
+ * The validated query of a raw query string, remembered for the strings asked most lately: a
+ * popular search is validated (and so keyed, route-context.ts) once, not on every hit. The
+ * schema's output depends on the string alone; it is frozen, shared by every request that
+ * sends the same string. Only valid queries are kept.
+ */
+function rememberedQueries(schema: z.ZodType) {
+  const known = new LRUCache<string, object>({ max: REMEMBERED_QUERIES });
+  return (rawQuery: string): unknown => {
+    if (rawQuery.length > REMEMBERED_QUERY_CHARS) {
+      return parseInput(schema, parseQuery(rawQuery), 'query');
+    }
+    let query = known.get(rawQuery);
+    if (query === undefined) {
+      query = Object.freeze(parseInput(schema, parseQuery(rawQuery), 'query') as object);
+      known.set(rawQuery, query);
+    }
+    return query;
+  };
+}
+
 const parsedAt = (
   schema: z.ZodType | undefined,
   value: unknown,
@@ -96,15 +122,18 @@ export function createInputReader<C>(spec: RouteSpec<C>, context: C) {
   const querySchema = typeof query === 'function' ? query(context) : query;
   const negotiated = negotiatedMedia(spec);
   const media = negotiated && [...negotiated];
+  const fromRaw = querySchema && rememberedQueries(querySchema);
   const read = (req: IncomingMessage, rawQuery?: string): Prepared => {
     // Express's request once the router has it; the hit path's reads the raw query only.
     const express = req as Partial<Request>;
     try {
       const accept = media && negotiate(req, media);
-      const query = rawQuery === undefined ? express.query : parseQuery(rawQuery);
       const input = {
         path: parsedAt(path, express.params, 'path'),
-        query: parsedAt(querySchema, query, 'query'),
+        query:
+          rawQuery === undefined || fromRaw === undefined
+            ? parsedAt(querySchema, express.query, 'query')
+            : fromRaw(rawQuery),
         body: parsedAt(body, express.body, 'body'),
         accept,
       };
