@@ -81,27 +81,32 @@ function negotiate(req: IncomingMessage, media: string[]): string {
   return type;
 }
 
-/** Raw query strings whose validated form a reader remembers, and the longest it keys by. */
+/** Raw query strings a reader remembers (seen once, validated), and the longest it keys by. */
 const REMEMBERED_QUERIES = 1024;
 const REMEMBERED_QUERY_CHARS = 512;
 
 /**
- * The validated query of a raw query string, remembered for the strings asked most lately: a
- * popular search is validated (and so keyed, route-context.ts) once, not on every hit. The
- * schema's output depends on the string alone; it is frozen, shared by every request that
- * sends the same string. Only valid queries are kept.
+ * The validated query of a raw query string, remembered for strings asked more than once
+ * lately: a popular search is validated (and so keyed, route-context.ts) once, not on every
+ * hit. A string is only noted the first time (a search nobody repeats, most of a long tail,
+ * keeps no validated input alive), and its input kept from the second. The schema's output
+ * depends on the string alone; it is frozen and shared by every request that sends the same
+ * string. Only valid queries are kept.
  */
 function rememberedQueries(schema: z.ZodType) {
+  const seen = new LRUCache<string, true>({ max: REMEMBERED_QUERIES });
   const known = new LRUCache<string, object>({ max: REMEMBERED_QUERIES });
+  const validate = (rawQuery: string) => parseInput(schema, parseQuery(rawQuery), 'query');
   return (rawQuery: string): unknown => {
-    if (rawQuery.length > REMEMBERED_QUERY_CHARS) {
-      return parseInput(schema, parseQuery(rawQuery), 'query');
-    }
+    if (rawQuery.length > REMEMBERED_QUERY_CHARS) return validate(rawQuery);
     let query = known.get(rawQuery);
-    if (query === undefined) {
-      query = Object.freeze(parseInput(schema, parseQuery(rawQuery), 'query') as object);
-      known.set(rawQuery, query);
+    if (query !== undefined) return query;
+    if (!seen.has(rawQuery)) {
+      seen.set(rawQuery, true);
+      return validate(rawQuery);
     }
+    query = Object.freeze(validate(rawQuery) as object);
+    known.set(rawQuery, query);
     return query;
   };
 }
