@@ -61,10 +61,14 @@ describe('the general limit counted locally (RATE_LIMIT_SYNC_MS)', () => {
     const a = await gateway(env);
     const b = await gateway(env, a.prefix);
     expect(await search(a, 3)).toEqual([200, 200, 200]);
-    await eventually(async () => (await fleetCount(a.prefix)) === 3, { what: "a's counts in Redis" });
+    await eventually(async () => (await fleetCount(a.prefix)) === 3, {
+      what: "a's counts in Redis",
+    });
     // b has not heard of a's three until its own count comes back from Redis with them.
     expect(await search(b, 1)).toEqual([200]);
-    await eventually(async () => (await fleetCount(a.prefix)) === 4, { what: "b's count in Redis" });
+    await eventually(async () => (await fleetCount(a.prefix)) === 4, {
+      what: "b's count in Redis",
+    });
     const next = await request(b.app).get('/api/search?q=sync-next');
     expect(next.status).toBe(200);
     expect(next.headers['ratelimit']).toMatch(/^"client";r=0;t=\d+$/);
