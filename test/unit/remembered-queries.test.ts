@@ -11,7 +11,7 @@ import { ROUTES } from '../../src/features/route-table.js';
  * refusal must never be remembered as an answer.
  */
 
-const reader = () => createInputReader(ROUTES.search, { maxK: 10 } as never);
+const reader = () => createInputReader(ROUTES.search, { maxK: 10 });
 /** A fresh request each time: the prepared slot is per request. */
 const request = () => ({ headers: {} }) as IncomingMessage;
 const queryOf = (prepared: ReturnType<ReturnType<typeof reader>['prepare']>) => {
