@@ -33,6 +33,12 @@ import { createSearchQuerySchema, type SearchRequest } from './search/search-que
 
 const declareRoute = declareRouteFor<RouteContext>();
 
+/** The chat lists' key parts: whether archived ones are in, on which chat server. */
+const archivedInRealm = ({ query }: { query: IncludeArchived }, { realm }: RouteContext) => [
+  `archived=${query.include_archived}`,
+  realm,
+];
+
 export const ROUTES = {
   search: declareRoute({
     id: 'search',
@@ -125,10 +131,7 @@ export const ROUTES = {
       version: 4,
       upstream: 'chat',
       windows: WINDOWS,
-      key: ({ query }: { query: IncludeArchived }, { realm }: RouteContext) => [
-        `archived=${query.include_archived}`,
-        realm,
-      ],
+      key: archivedInRealm,
     },
   }),
   listChannels: declareRoute({
@@ -150,10 +153,7 @@ export const ROUTES = {
       upstream: 'chat',
       // Never served past TTL plus stale, even when the chat server fails (contract section 2).
       windows: { ...WINDOWS, staleIfErrorSeconds: 0 },
-      key: ({ query }: { query: IncludeArchived }, { realm }: RouteContext) => [
-        `archived=${query.include_archived}`,
-        realm,
-      ],
+      key: archivedInRealm,
     },
   }),
   getUserByEmail: declareRoute({

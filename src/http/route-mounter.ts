@@ -28,6 +28,13 @@ import { sendRepresentation } from './send-representation.js';
 /** What a route handler gets: the validated input and who its guard admitted. */
 export type GuardedInput<S, A> = RouteInput<S> & { readonly caller: A };
 
+/** An uncached route's handler: it answers the request itself. */
+export type RouteHandler<S, A> = (
+  req: Request,
+  res: Response,
+  input: GuardedInput<S, A>,
+) => void | Promise<void>;
+
 /** A cached route's work on a miss: the upstream call and the transform to the stored bytes. */
 export type CachedLoad<S, A> = (input: GuardedInput<S, A>, req: Request) => Promise<Representation>;
 
@@ -48,11 +55,7 @@ export interface RouteMounter<C, G extends RouteGuards> {
   mount<S extends RouteSpec<C>>(
     router: Router,
     spec: S,
-    handler: (
-      req: Request,
-      res: Response,
-      input: GuardedInput<S, AdmittedBy<G, S['auth']>>,
-    ) => void | Promise<void>,
+    handler: RouteHandler<S, AdmittedBy<G, S['auth']>>,
   ): void;
   mountCached<S extends RouteSpec<C>>(
     router: Router,
@@ -226,11 +229,7 @@ const ownerOf = (guard: RouteGuard<unknown> | undefined, caller: unknown): strin
 export function mountRoute<S extends RouteSpec<never>, G extends RouteGuards = RouteGuards>(
   router: Router,
   spec: S,
-  handler: (
-    req: Request,
-    res: Response,
-    input: GuardedInput<S, AdmittedBy<G, S['auth']>>,
-  ) => void | Promise<void>,
+  handler: RouteHandler<S, AdmittedBy<G, S['auth']>>,
   guards?: G,
 ): void {
   createRouteMounter<never, G>({ context: undefined as never, guards: guards ?? ({} as G) }).mount(
