@@ -56,6 +56,26 @@ describe('the general limit counted locally (RATE_LIMIT_SYNC_MS)', () => {
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
 
+  it('when requests arrive at the same time, then one instance admits exactly the limit counting locally, and two instances together exactly the limit counting in Redis', async () => {
+    const at = (gw: TestGateway, n: number, tag: string) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          request(gw.app)
+            .get(`/api/search?q=${tag}${i}`)
+            .then((r) => r.status),
+        ),
+      );
+    const admitted = (statuses: number[]) => statuses.filter((s) => s === 200).length;
+    const local = await gateway({ RATE_LIMIT_PER_CLIENT: '5', RATE_LIMIT_SYNC_MS: '60000' });
+    const once = await at(local, 12, 'together');
+    expect(admitted(once)).toBe(5);
+    expect(once.filter((s) => s !== 200).every((s) => s === 429)).toBe(true);
+    const a = await gateway({ RATE_LIMIT_PER_CLIENT: '5' });
+    const b = await gateway({ RATE_LIMIT_PER_CLIENT: '5' }, a.prefix);
+    const both = (await Promise.all([at(a, 6, 'exact-a'), at(b, 6, 'exact-b')])).flat();
+    expect(admitted(both)).toBe(5);
+  });
+
   it("when an instance syncs, then it learns the others' counts and refuses past the limit", async () => {
     const env = { RATE_LIMIT_PER_CLIENT: '5', RATE_LIMIT_SYNC_MS: '100' };
     const a = await gateway(env);
