@@ -1,6 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { processTreeCpuMicros } from './process-tree-cpu.js';
+import { mainThreadCpuMicros, processTreeCpuMicros } from './process-tree-cpu.js';
 
 /** A server (or helper) under the benchmark, in its own process, maybe pinned to a core. */
 export interface BenchProcess {
@@ -9,6 +9,8 @@ export interface BenchProcess {
   readonly ready: Record<string, unknown>;
   /** utime + stime so far of the process and its descendants (its tree), in microseconds. */
   cpuMicros(): number;
+  /** utime + stime so far of its main thread alone, in microseconds. */
+  mainThreadCpuMicros(): number;
   /** Peak resident set size so far (VmHWM), in MB. */
   peakRssMb(): number;
   /** Resident set size now (VmRSS), in MB. */
@@ -120,6 +122,7 @@ export async function startProcess(
     pid,
     ready,
     cpuMicros: () => processTreeCpuMicros(pid),
+    mainThreadCpuMicros: () => mainThreadCpuMicros(pid),
     peakRssMb: () => readStatus(pid, 'VmHWM'),
     rssMb: () => readStatus(pid, 'VmRSS'),
     request(message, timeoutMs = 300_000) {

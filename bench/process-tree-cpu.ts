@@ -36,6 +36,22 @@ function readStat(pid: number): ProcStat | undefined {
   return { pid, ppid: ppid!, ticks: utime! + stime! + cutime! + cstime! };
 }
 
+/**
+ * CPU time so far of the process's main thread alone (its JavaScript, and the pauses V8 takes on
+ * it), in microseconds; NaN once it is gone. The rest of a Node process's CPU is V8's own threads
+ * (concurrent marking and sweeping, parallel scavenges, optimising compilation) and libuv's pool.
+ */
+export function mainThreadCpuMicros(pid: number): number {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+  } catch {
+    return Number.NaN;
+  }
+  const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
+}
+
 /** CPU time of `rootPid` and all its descendants so far, in microseconds (0 once it is gone). */
 export function processTreeCpuMicros(rootPid: number): number {
   const stats = readdirSync('/proc')

@@ -10,6 +10,7 @@ export interface Summary {
   p50Ms: number;
   p99Ms: number;
   cpuMicrosPerRequest: number;
+  offMainMicrosPerRequest: number;
   busy: number;
   /** Its median busy is under LOAD_BOUND_BELOW: the load side, not the server, limited req/s. */
   loadBound: boolean;
@@ -26,6 +27,7 @@ export function summarize(windows: readonly Window[]): Summary {
     p50Ms: of((w) => w.p50Ms),
     p99Ms: of((w) => w.p99Ms),
     cpuMicrosPerRequest: of((w) => w.cpuMicrosPerRequest),
+    offMainMicrosPerRequest: of((w) => w.offMainMicrosPerRequest),
     busy,
     loadBound: busy < LOAD_BOUND_BELOW,
     hitRatio: hitRatios.length > 0 ? median(hitRatios) : undefined,
