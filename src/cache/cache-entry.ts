@@ -1,4 +1,3 @@
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { parseWith } from '../errors/parse-with.js';
@@ -81,32 +80,8 @@ const NEWLINE = 0x0a;
  */
 export function encodeEntry(entry: CacheEntry): Buffer {
   const { body } = entry;
-  const parts = [Buffer.from(headerLine(entry)), body];
-  if (entry.encoded?.br) parts.push(entry.encoded.br);
-  if (entry.encoded?.gzip) parts.push(entry.encoded.gzip);
-  return Buffer.concat(parts);
-}
-
-/**
- * What a store writes for an entry: the bytes of `encodeEntry`, as text when they are all text
- * (an entry with no compressed body, whose body is UTF-8, as every body toRepresentation makes
- * is), else as that Buffer; and their length in bytes. As text, ioredis writes the command
- * straight from the string: no Buffer of the entry and no second one of the whole command, each
- * a copy of the body outside V8's heap that V8 counts toward its next full collection.
- */
-export function entryValue(entry: CacheEntry): { value: Buffer | string; bytes: number } {
-  const { body, encoded } = entry;
-  if (encoded?.br === undefined && encoded?.gzip === undefined && isUtf8(body)) {
-    // The header line is ASCII: one byte per character.
-    const line = headerLine(entry);
-    return { value: line + body.toString('utf8'), bytes: line.length + body.length };
-  }
-  const value = encodeEntry(entry);
-  return { value, bytes: value.length };
-}
-
-/** The entry's header line, newline included (ASCII: its field values are numbers and tokens). */
-function headerLine(entry: CacheEntry): string {
+  const br = entry.encoded?.br;
+  const gzip = entry.encoded?.gzip;
   const header = {
     v: 3,
     storedAt: entry.storedAt,
@@ -115,11 +90,15 @@ function headerLine(entry: CacheEntry): string {
     errorUntil: entry.errorUntil,
     contentType: entry.contentType,
     digest: entry.digest,
-    length: entry.body.length,
-    brLength: entry.encoded?.br?.length ?? 0,
-    gzipLength: entry.encoded?.gzip?.length ?? 0,
+    length: body.length,
+    brLength: br?.length ?? 0,
+    gzipLength: gzip?.length ?? 0,
   } satisfies z.input<typeof EntryHeader>;
-  return `${JSON.stringify(header)}\n`;
+  const line = Buffer.from(`${JSON.stringify(header)}\n`);
+  const parts = [line, body];
+  if (br) parts.push(br);
+  if (gzip) parts.push(gzip);
+  return Buffer.concat(parts);
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import type { BodyLayer } from './body-layer.js';
-import { entryValue, readStoredEntry, type CacheEntry } from './cache-entry.js';
+import { encodeEntry, readStoredEntry, type CacheEntry } from './cache-entry.js';
 import type { MadeEncoding } from './encodings.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
@@ -122,14 +122,14 @@ async function guarded<T>(
 async function storeAndRelease(
   redis: RedisConnection,
   key: string,
-  write: { value: Buffer | string; ttlMs: number; store: boolean },
+  write: { encoded: Buffer; ttlMs: number; store: boolean },
   release: FlightRelease,
 ): Promise<void> {
   const reply = await redis.bffStoreAndRelease(
     key,
     lockKeyOf(key),
     waitersKeyOf(key),
-    write.store ? write.value : '',
+    write.store ? write.encoded : '',
     Math.max(1, write.ttlMs),
     release.token,
     release.channel,
@@ -161,16 +161,16 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       // An entry already past its windows is not worth storing; a lock still goes back.
       if (ttlMs <= 0 && release === undefined) return;
       // Past the budget nothing is stored; a lock still goes back and its waiters are told.
-      const { value, bytes } = entryValue(entry);
-      const store = budget.allows(key, bytes);
+      const encoded = encodeEntry(entry);
+      const store = budget.allows(key, encoded.length);
       if (!store && release === undefined) return;
       await guarded(
         breaker,
         throttle,
         { kind: 'cache-write', key, message: 'cache write failed; entry dropped' },
         async () => {
-          if (release === undefined) await redis.set(key, value, 'PX', ttlMs);
-          else await storeAndRelease(redis, key, { value, ttlMs, store }, release);
+          if (release === undefined) await redis.set(key, encoded, 'PX', ttlMs);
+          else await storeAndRelease(redis, key, { encoded, ttlMs, store }, release);
         },
       );
     },

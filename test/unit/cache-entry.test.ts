@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   decodeEntry,
   encodeEntry,
-  entryValue,
   toRepresentation,
   type CacheEntry,
 } from '../../src/cache/cache-entry.js';
@@ -122,30 +121,5 @@ describe('cache entry codec with compressed bodies', () => {
     ],
   ])('when the stored value has %s, then it is not an entry', async (_name, damage) => {
     expect(decodeEntry(damage(encodeEntry(await stored())))).toBeUndefined();
-  });
-});
-
-describe('the value a store writes', () => {
-  it('when the entry has no compressed body, then it is text whose UTF-8 bytes are exactly the encoded entry', () => {
-    const { value, bytes } = entryValue(entry);
-    expect(typeof value).toBe('string');
-    expect(Buffer.from(value as string, 'utf8').equals(encoded)).toBe(true);
-    expect(bytes).toBe(encoded.length);
-  });
-
-  it('when the entry holds a compressed body, then it is the encoded Buffer itself', async () => {
-    const withBodies = { ...entry, encoded: (await withEncodings(entry)).encoded };
-    const { value, bytes } = entryValue(withBodies);
-    expect(Buffer.isBuffer(value)).toBe(true);
-    expect((value as Buffer).equals(encodeEntry(withBodies))).toBe(true);
-    expect(bytes).toBe((value as Buffer).length);
-  });
-
-  it('when a body is not UTF-8, then it goes as bytes, never through a text decoding that would change them', () => {
-    const binary = { ...entry, body: Buffer.from([0x7b, 0xff, 0xfe, 0xed, 0xa0, 0x80, 0x7d]) };
-    const { value } = entryValue(binary);
-    expect(Buffer.isBuffer(value)).toBe(true);
-    expect((value as Buffer).equals(encodeEntry(binary))).toBe(true);
-    expect(decodeEntry(value as Buffer)?.body.equals(binary.body)).toBe(true);
   });
 });
