@@ -39,7 +39,8 @@ import { startBareServer, startHandWrittenSearch } from './bare-server.js';
  * Cluster rows; BENCH_BASELINE=<git rev> builds that revision beside this one (baseline-build.ts)
  * and measures every gateway row on both builds in alternation, its rows named `G3@<commit>`;
  * BENCH_BASELINE_NODE_OPTIONS starts the baseline's gateways with other node options (default:
- * this build's), so that BENCH_BASELINE=HEAD compares two settings of V8 on the same code.
+ * this build's), so that BENCH_BASELINE=HEAD compares two settings of V8 on the same code;
+ * BENCH_PAIRED=on loads each row and its twin at the same time (batchesOf).
  */
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 5);
@@ -49,6 +50,8 @@ const REDIS_URL = process.env['BENCH_REDIS_URL'] ?? 'redis://127.0.0.1:6379/0';
 const ONLY = process.env['BENCH_ROWS']?.split(',').filter(Boolean);
 const CLUSTER = process.env['BENCH_CLUSTER'] !== 'off';
 const BASELINE = process.env['BENCH_BASELINE'];
+/** With a baseline: measure each row and its twin in the same window (batchesOf). */
+const PAIRED = process.env['BENCH_PAIRED'] === 'on';
 const BASELINE_NODE_OPTIONS =
   process.env['BENCH_BASELINE_NODE_OPTIONS']?.split(' ').filter(Boolean) ?? GATEWAY_NODE_OPTIONS;
 const SEARCH = '/api/search?q=wireless+headphones&k=10';
@@ -333,18 +336,23 @@ async function main(): Promise<void> {
       await load(loadOptions(row, WARM_UP_SECONDS, 'warm'));
     }
     for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const row of inRoundOrder(rows, round)) {
+      for (const batch of batchesOf(inRoundOrder(rows, round))) {
         // The previous row's server collects its garbage once its load stops, on the same core:
         // let it settle so that it does not bill the next row.
         await sleep(SETTLE_MS);
         // Both builds' rows of a round send the same sequence (the mix's salt is the round's).
-        const window = await measureWindow(row.server, () =>
-          load(loadOptions(row, SECONDS, `w${round}`)),
+        const windows = await Promise.all(
+          batch.map((row) =>
+            measureWindow(row.server, () => load(loadOptions(row, SECONDS, `w${round}`))),
+          ),
         );
-        row.windows.push(window);
-        process.stdout.write(
-          `round ${round} ${row.name}: ${window.rps.toFixed(0)} req/s, ${window.cpuMicrosPerRequest.toFixed(0)} µs/req (${window.offMainMicrosPerRequest.toFixed(0)} off the main thread), busy ${(window.busy * 100).toFixed(0)}%\n`,
-        );
+        batch.forEach((row, i) => {
+          const window = windows[i]!;
+          row.windows.push(window);
+          process.stdout.write(
+            `round ${round} ${row.name}: ${window.rps.toFixed(0)} req/s, ${window.cpuMicrosPerRequest.toFixed(0)} µs/req (${window.offMainMicrosPerRequest.toFixed(0)} off the main thread), busy ${(window.busy * 100).toFixed(0)}%${batch.length > 1 ? ' (paired)' : ''}\n`,
+          );
+        });
       }
     }
 
@@ -491,6 +499,28 @@ function loadOptions(row: Row, seconds: number, salt: string): LoadOptions {
     ...(row.headers ? { headers: row.headers } : {}),
     core: LOAD_CORE,
   };
+}
+
+/**
+ * The rows of a round in the windows they are measured in: one row per window, or with
+ * BENCH_PAIRED=on each gateway row together with its baseline twin, both loaded at once on the
+ * shared core, so that whatever else the machine does at that moment bills both builds alike.
+ */
+function batchesOf(order: readonly Row[]): Row[][] {
+  const batches: Row[][] = [];
+  for (let i = 0; i < order.length; i += 1) {
+    const row = order[i]!;
+    const next = order[i + 1];
+    const twins =
+      next !== undefined && (next.baselineOf === row.name || row.baselineOf === next.name);
+    if (PAIRED && twins) {
+      batches.push([row, next]);
+      i += 1;
+    } else {
+      batches.push([row]);
+    }
+  }
+  return batches;
 }
 
 /** Even rounds run each baseline row before its twin, so that neither build always goes second. */
