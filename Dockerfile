@@ -32,7 +32,8 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "dist/src/healthcheck.js"]
 # Exec form: node is PID 1 and receives SIGTERM itself, which starts the graceful drain.
-# The node options of config/runtime.ts: the heap cap keeps the process under 150 MB RSS under
-# load (npm run bench); without pretenuring, thousands of event streams opened first do not
-# turn every later request's garbage into old-generation garbage.
-CMD ["node", "--max-old-space-size=128", "--no-allocation-site-pretenuring", "dist/src/main.js"]
+# The node options of config/runtime.ts: the heap cap keeps the process under 160 MB RSS under
+# load (npm run bench); the growing factor leaves room between full collections, so that V8
+# does not mark again right after each one; without pretenuring, thousands of event streams
+# opened first do not turn every later request's garbage into old-generation garbage.
+CMD ["node", "--max-old-space-size=128", "--heap-growing-percent=60", "--no-allocation-site-pretenuring", "dist/src/main.js"]

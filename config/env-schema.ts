@@ -80,7 +80,7 @@ export const EnvSchema = z
      */
     CACHE_REDIS_MAX_BYTES: integer(1024 * 1024, 1024 * 1024 * 1024 * 1024).optional(),
     /** Byte budget of the in-process cache, counted as the stored entries' bytes. */
-    CACHE_MAX_BYTES: integer(64 * 1024, 1024 * 1024 * 1024).default(16 * 1024 * 1024),
+    CACHE_MAX_BYTES: integer(64 * 1024, 1024 * 1024 * 1024).default(8 * 1024 * 1024),
     /** Spreads expiries of entries written together by up to ± this share of their TTL. */
     CACHE_TTL_JITTER_PERCENT: integer(0, 50).default(10),
     /** Upper bound of a Retry-After passed on from an upstream (contract section 3). */

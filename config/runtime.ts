@@ -15,5 +15,15 @@
  * hot hit cost 144–169 µs with the streams open and 120–139 once they closed, against 82–85
  * and 80–83 with the flag (docs/log/measurements.md). On an instance that never saw the streams the
  * flag costs nothing measurable (G1, G3, G7 at 1.05, 0.99, 0.99 of the CPU).
+ *
+ * A growing factor of 1.6 (heap-growing-percent): under the cap V8 set the old generation's
+ * limit so close to its live heap (~28 MB live, ~51 MB limit) that the room left was smaller
+ * than the young generation, and V8 started marking again right after each full collection:
+ * 8-9 full collections per 1,000 misses, a third of a miss's CPU on V8's own threads. With
+ * 1.6 they are ~3: a miss costs 0.81-0.82 of its CPU (two runs with each row and its twin
+ * loaded at the same time, BENCH_PAIRED=on), the Zipf mix 0.88-0.99, a Cluster hit 0.95. It
+ * adds ~12 MB of peak RSS under a stream of misses (150 MB); under the mix, the smaller body
+ * layer (CACHE_MAX_BYTES, 8 MiB) pays for it (159 MB against 156).
  */
-export const GATEWAY_NODE_OPTIONS = '--max-old-space-size=128 --no-allocation-site-pretenuring';
+export const GATEWAY_NODE_OPTIONS =
+  '--max-old-space-size=128 --heap-growing-percent=60 --no-allocation-site-pretenuring';
