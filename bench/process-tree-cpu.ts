@@ -22,16 +22,24 @@ interface ProcStat {
   ticks: number;
 }
 
-function readStat(pid: number): ProcStat | undefined {
+/**
+ * The fields of a /proc stat file from field 3 (state) on, 0-based: ppid 1, utime 11, stime 12,
+ * cutime 13, cstime 14; undefined once the process or thread has gone.
+ */
+function statFields(path: string): string[] | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch {
     return undefined; // exited between the listing and the read
   }
   // The command name (field 2) may hold spaces and parentheses: split after its last ')'.
-  const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
-  // From field 3 (state) on, 0-based here: ppid 1, utime 11, stime 12, cutime 13, cstime 14.
+  return text.slice(text.lastIndexOf(') ') + 2).split(' ');
+}
+
+function readStat(pid: number): ProcStat | undefined {
+  const fields = statFields(`/proc/${pid}/stat`);
+  if (fields === undefined) return undefined;
   const [ppid, utime, stime, cutime, cstime] = [1, 11, 12, 13, 14].map((i) => Number(fields[i]));
   return { pid, ppid: ppid!, ticks: utime! + stime! + cutime! + cstime! };
 }
@@ -42,13 +50,8 @@ function readStat(pid: number): ProcStat | undefined {
  * (concurrent marking and sweeping, parallel scavenges, optimising compilation) and libuv's pool.
  */
 export function mainThreadCpuMicros(pid: number): number {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-  } catch {
-    return Number.NaN;
-  }
-  const fields = text.slice(text.lastIndexOf(') ') + 2).split(' ');
+  const fields = statFields(`/proc/${pid}/task/${pid}/stat`);
+  if (fields === undefined) return Number.NaN;
   return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS;
 }
 
