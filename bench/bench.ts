@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { GATEWAY_ENVIRONMENT } from '../config/runtime.js';
 import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
 import { startRedisCluster, type RedisCluster } from '../test/harness/redis-topologies.js';
 import { prepareBaseline, type BaselineBuild } from './baseline-build.js';
@@ -39,7 +40,9 @@ import { startBareServer, startHandWrittenSearch } from './bare-server.js';
  * Cluster rows; BENCH_BASELINE=<git rev> builds that revision beside this one (baseline-build.ts)
  * and measures every gateway row on both builds in alternation, its rows named `G3@<commit>`;
  * BENCH_BASELINE_NODE_OPTIONS starts the baseline's gateways with other node options (default:
- * this build's), so that BENCH_BASELINE=HEAD compares two settings of V8 on the same code;
+ * this build's), so that BENCH_BASELINE=HEAD compares two settings of V8 on the same code, and
+ * BENCH_BASELINE_ENVIRONMENT with another process environment (`NAME=value` pairs, '' for none;
+ * default: this build's GATEWAY_ENVIRONMENT);
  * BENCH_PAIRED=on loads each row and its twin at the same time (batchesOf).
  */
 
@@ -54,6 +57,16 @@ const BASELINE = process.env['BENCH_BASELINE'];
 const PAIRED = process.env['BENCH_PAIRED'] === 'on';
 const BASELINE_NODE_OPTIONS =
   process.env['BENCH_BASELINE_NODE_OPTIONS']?.split(' ').filter(Boolean) ?? GATEWAY_NODE_OPTIONS;
+/** `NAME=value` pairs, space-separated; '' for none. Default: this build's. */
+const BASELINE_ENVIRONMENT: Readonly<Record<string, string>> =
+  process.env['BENCH_BASELINE_ENVIRONMENT'] === undefined
+    ? GATEWAY_ENVIRONMENT
+    : Object.fromEntries(
+        process.env['BENCH_BASELINE_ENVIRONMENT']
+          .split(' ')
+          .filter(Boolean)
+          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+      );
 const SEARCH = '/api/search?q=wireless+headphones&k=10';
 const SERVER_CORE = 0;
 const SETTLE_MS = 2000;
@@ -125,6 +138,8 @@ interface Build {
   entry: string;
   keyPrefix: string;
   nodeOptions: readonly string[];
+  /** The process environment config/runtime.ts gives the gateway (GATEWAY_ENVIRONMENT). */
+  environment: Readonly<Record<string, string>>;
 }
 
 interface Row extends RowSpec {
@@ -156,6 +171,10 @@ const BARE_ROWS: BareRowSpec[] = [
 
 const root = repoRoot();
 
+/** The gateway's environment without this build's GATEWAY_ENVIRONMENT: each build adds its own. */
+const withoutRuntimeEnvironment = (env: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(env).filter(([name]) => !(name in GATEWAY_ENVIRONMENT)));
+
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-p', '-c', String(LOAD_CORE), String(process.pid)]);
   const started = new Date();
@@ -170,7 +189,13 @@ async function main(): Promise<void> {
   try {
     baseline = BASELINE === undefined ? undefined : prepareBaseline(BASELINE, root);
     const builds: Build[] = [
-      { suffix: '', entry: GATEWAY_ENTRY, keyPrefix: prefix, nodeOptions: GATEWAY_NODE_OPTIONS },
+      {
+        suffix: '',
+        entry: GATEWAY_ENTRY,
+        keyPrefix: prefix,
+        nodeOptions: GATEWAY_NODE_OPTIONS,
+        environment: GATEWAY_ENVIRONMENT,
+      },
       ...(baseline
         ? [
             {
@@ -178,6 +203,7 @@ async function main(): Promise<void> {
               entry: baseline.entry,
               keyPrefix: `${prefix}base:`,
               nodeOptions: BASELINE_NODE_OPTIONS,
+              environment: BASELINE_ENVIRONMENT,
             },
           ]
         : []),
@@ -264,7 +290,10 @@ async function main(): Promise<void> {
         const port = await freePort();
         const p = keep(
           await startProcess([...build.nodeOptions, build.entry], {
-            env: gatewayEnv(port, upstreams, env),
+            env: {
+              ...withoutRuntimeEnvironment(gatewayEnv(port, upstreams, env)),
+              ...build.environment,
+            },
             core: SERVER_CORE,
             label,
           }),

@@ -1,5 +1,8 @@
 import { join } from 'node:path';
-import { GATEWAY_NODE_OPTIONS as PRODUCTION_NODE_OPTIONS } from '../config/runtime.js';
+import {
+  GATEWAY_ENVIRONMENT,
+  GATEWAY_NODE_OPTIONS as PRODUCTION_NODE_OPTIONS,
+} from '../config/runtime.js';
 import { freePort, repoRoot } from '../test/harness/chaos-processes.js';
 import { startProcess, type BenchProcess } from './bench-process.js';
 
@@ -66,6 +69,8 @@ export function gatewayEnv(
   extra: Record<string, string> = {},
 ): Record<string, string> {
   return {
+    // As the container starts it (config/runtime.ts); BENCH_BASELINE_ENVIRONMENT varies it.
+    ...GATEWAY_ENVIRONMENT,
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'info',

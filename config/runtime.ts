@@ -27,3 +27,18 @@
  */
 export const GATEWAY_NODE_OPTIONS =
   '--max-old-space-size=128 --heap-growing-percent=60 --no-allocation-site-pretenuring';
+
+/**
+ * The environment the gateway's process starts with, beside its node options (the container's
+ * ENV, `npm start`, and so `npm run bench`'s gateway rows). MALLOC_ARENA_MAX=2: glibc gives each
+ * thread that allocates its own malloc arena, and Node's threads (V8's collector and compiler,
+ * libuv's pool) each kept one holding freed buffers. Two arenas cut the peak RSS under a stream
+ * of misses by 5–7 MB at no CPU cost measured (docs/log/measurements.md, 2026-11-28).
+ */
+export const GATEWAY_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
+/** GATEWAY_ENVIRONMENT as a shell or Dockerfile writes it: `NAME=value` pairs. */
+export const gatewayEnvironmentAssignments = (): string =>
+  Object.entries(GATEWAY_ENVIRONMENT)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { GATEWAY_NODE_OPTIONS } from '../../config/runtime.js';
+import { GATEWAY_ENVIRONMENT, GATEWAY_NODE_OPTIONS } from '../../config/runtime.js';
 import { exitOf, repoRoot, tail, waitForChild, type ExitStatus } from './chaos-processes.js';
 
 /*
@@ -56,6 +56,8 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
   const { upstreams } = options;
   const env: Record<string, string> = {
     PATH: process.env['PATH'] ?? '',
+    // As the container starts it (config/runtime.ts), so memory figures are production's.
+    ...GATEWAY_ENVIRONMENT,
     // The OS picks the port; main reports the URL (no probe-then-listen race for it).
     PORT: '0',
     HOST: '127.0.0.1',

@@ -355,21 +355,34 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('when the container starts, then CMD is the exec form of npm start', () => {
+  it('when the container starts, then CMD is the exec form of npm start, its environment in ENV', async () => {
+    const { gatewayEnvironmentAssignments } = await import('../../config/runtime.js');
     const cmds = finalStage.filter((instruction) => instruction instanceof Cmd);
     expect(cmds).toHaveLength(1);
     expect(cmds[0]!.getOpeningBracket()).not.toBeNull();
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts
       .start;
-    expect(cmds[0]!.getJSONStrings().map((arg) => arg.getJSONValue())).toEqual(start.split(' '));
+    const assignments = `${gatewayEnvironmentAssignments()} `;
+    expect(start.startsWith(assignments)).toBe(true);
+    expect(cmds[0]!.getJSONStrings().map((arg) => arg.getJSONValue())).toEqual(
+      start.slice(assignments.length).split(' '),
+    );
+    const env = finalStage.flatMap((i) => (i instanceof Env ? i.getProperties() : []));
+    for (const pair of gatewayEnvironmentAssignments().split(' ')) {
+      const [name, value] = pair.split('=');
+      expect(env.map((p) => [p.getName(), p.getValue()])).toContainEqual([name, value]);
+    }
     expect(finalStage.filter((instruction) => instruction instanceof Entrypoint)).toEqual([]);
   });
 
-  it('when the gateway process starts, then it has the heap cap the benchmark measured (config/runtime.ts)', async () => {
-    const { GATEWAY_NODE_OPTIONS } = await import('../../config/runtime.js');
+  it('when the gateway process starts, then it has the heap cap and environment the benchmark measured (config/runtime.ts)', async () => {
+    const { GATEWAY_NODE_OPTIONS, gatewayEnvironmentAssignments } =
+      await import('../../config/runtime.js');
     const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts
       .start;
-    expect(start).toBe(`node ${GATEWAY_NODE_OPTIONS} dist/src/main.js`);
+    expect(start).toBe(
+      `${gatewayEnvironmentAssignments()} node ${GATEWAY_NODE_OPTIONS} dist/src/main.js`,
+    );
   });
 
   it("when the port is exposed, then it is the gateway's default PORT", () => {

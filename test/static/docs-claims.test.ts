@@ -12,6 +12,7 @@ import { ROUTE_TABLE } from '../../src/features/route-table.js';
 import { CHAT_EVENTS_STATES } from '../../src/observability/chat-events-status.js';
 import { CHAT_OPERATIONS } from '../../src/upstreams/chat/chat-errors.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import { GATEWAY_ENVIRONMENT } from '../../config/runtime.js';
 
 /*
  * What the README and the pages of docs/ name, checked against what the code makes: the routes
@@ -226,7 +227,9 @@ function knownVariables(): Set<string> {
   const zulip = [...read('test/fixtures/zulip-openapi.yaml').matchAll(/\b[A-Z][A-Z0-9_]+\b/g)].map(
     (m) => m[0],
   );
-  return new Set([...ENV_VARIABLES, ...cached, ...ERROR_CODES, ...tooling, ...zulip]);
+  // The process environment the gateway starts with (config/runtime.ts: MALLOC_ARENA_MAX).
+  const runtime = Object.keys(GATEWAY_ENVIRONMENT);
+  return new Set([...ENV_VARIABLES, ...cached, ...ERROR_CODES, ...tooling, ...zulip, ...runtime]);
 }
 
 /** Standard variables read by what the gateway runs on, not by the gateway's schema. */
