@@ -33,6 +33,9 @@ describe('withRp', () => {
     ],
     ['empty segments kept', `${BASE}/v1/url?&&rp=1&`, `${BASE}/v1/url?&&rp=9&`],
     ['no query at all', `${BASE}/v1/url`, `${BASE}/v1/url`],
+    ['a ? only inside the fragment', `${BASE}/v1/url#x?rp=1`, `${BASE}/v1/url#x?rp=1`],
+    ['an empty rp value', `${BASE}/v1/url?rp=&x=1`, `${BASE}/v1/url?rp=9&x=1`],
+    ['rp last, before a fragment', `${BASE}/v1/url?x=1&rp=12#f`, `${BASE}/v1/url?x=1&rp=9#f`],
     ['encoded name is not rp', `${BASE}/v1/url?r%70=1&RP=2`, `${BASE}/v1/url?r%70=1&RP=2`],
   ];
   it.each(cases)('when the URL has %s, then only rp values change', (_name, input, expected) => {
@@ -46,6 +49,14 @@ describe('readRp', () => {
   });
   it('when rp only appears in the fragment or inside a value, then there is none', () => {
     expect(readRp(`${BASE}/v1/url?u=rp%3D5#rp=3`)).toBeUndefined();
+    expect(readRp(`${BASE}/v1/url#x?rp=3`)).toBeUndefined();
+  });
+  it('when rp is last before the fragment, then its value stops at the #', () => {
+    expect(readRp(`${BASE}/v1/url?x=1&rp=12#f`)).toBe('12');
+  });
+  it('when rp is a bare flag or empty, then there is no value, or an empty one', () => {
+    expect(readRp(`${BASE}/v1/url?rp&x=1`)).toBeUndefined();
+    expect(readRp(`${BASE}/v1/url?rp=&x=1`)).toBe('');
   });
 });
 
