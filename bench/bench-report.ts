@@ -23,6 +23,8 @@ export interface ReportedRow {
   baselineOf?: string | undefined;
   isGateway: boolean;
   windows: readonly Window[];
+  /** The load before the first window (BENCH_WARM_SECONDS): what a started process pays first. */
+  warmUp?: Window | undefined;
   peakRssMb: number;
 }
 
@@ -60,6 +62,9 @@ export function report(input: ReportInput): void {
       s.cpuMicrosPerRequest.toFixed(0),
       ratio(s.cpuMicrosPerRequest, ref?.cpuMicrosPerRequest ?? Number.NaN),
       Number.isFinite(s.offMainMicrosPerRequest) ? s.offMainMicrosPerRequest.toFixed(0) : '—',
+      row.warmUp && Number.isFinite(row.warmUp.cpuMicrosPerRequest)
+        ? row.warmUp.cpuMicrosPerRequest.toFixed(0)
+        : '—',
       percent(s.busy),
       s.loadBound ? 'load-bound' : '',
       percent(s.hitRatio),
@@ -78,6 +83,7 @@ export function report(input: ReportInput): void {
     'CPU µs/req',
     'CPU vs ref',
     'off-main µs/req',
+    'warm-up µs/req',
     'busy %',
     'load-bound',
     'hit %',
@@ -111,7 +117,7 @@ export function report(input: ReportInput): void {
     `npm run bench, ${input.started.toISOString()}`,
     input.machine,
     ...input.builds,
-    `CPU µs/req: the server's process tree (/proc utime + stime) over the window, per request completed; busy: that CPU over the window's wall time; load-bound: busy under ${(LOAD_BOUND_BELOW * 100).toFixed(0)}%, so req/s measures the load side and only the CPU ratio compares; vs ref: this row over its ref row; off-main: the part of that CPU off the server's main thread (V8's collector and compiler threads, libuv's pool).`,
+    `CPU µs/req: the server's process tree (/proc utime + stime) over the window, per request completed; busy: that CPU over the window's wall time; load-bound: busy under ${(LOAD_BOUND_BELOW * 100).toFixed(0)}%, so req/s measures the load side and only the CPU ratio compares; vs ref: this row over its ref row; off-main: the part of that CPU off the server's main thread (V8's collector and compiler threads, libuv's pool); warm-up: CPU per request over the load before the first window, while V8 still compiles (not in the medians).`,
     '',
     ...markdownTable(header, lines),
     '',
@@ -184,6 +190,7 @@ function writeResults(
           cpuVsRef: ref && s.cpuMicrosPerRequest / ref.cpuMicrosPerRequest,
           peakRssMb: row.peakRssMb,
           rounds: row.windows,
+          warmUp: row.warmUp,
         };
       }),
       stampedes: input.stampedes,
