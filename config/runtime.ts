@@ -30,10 +30,11 @@ export const GATEWAY_NODE_OPTIONS =
 
 /**
  * The environment the gateway's process starts with, beside its node options (the container's
- * ENV, `npm start`, and so `npm run bench`'s gateway rows). MALLOC_ARENA_MAX=2: glibc gives each
- * thread that allocates its own malloc arena, and Node's threads (V8's collector and compiler,
- * libuv's pool) each kept one holding freed buffers. Two arenas cut the peak RSS under a stream
- * of misses by 5–7 MB at no CPU cost measured (docs/log/measurements.md, 2026-11-28).
+ * ENV, `npm start`, and so `npm run bench`'s gateway rows). MALLOC_ARENA_MAX=2: glibc may give
+ * each thread that allocates (V8's collector and compiler threads, libuv's pool) a malloc arena
+ * of its own, up to eight per core, each keeping what was freed in it. With two, the peak RSS
+ * was 2–7 MB lower (G7, the Zipf mix: 153 MB against 159) at 0.95–0.98 of the CPU, each row
+ * and its twin loaded at the same time (docs/log/measurements.md, 2026-11-28).
  */
 export const GATEWAY_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
