@@ -25,7 +25,7 @@ function segmentEnd(url: string, start: number, end: number): number {
 
 /** The start of the first segment at or after `from` that is `rp=` and a value, or -1. */
 function nextRpSegment(url: string, from: number, end: number): number {
-  for (let start = from; start <= end; ) {
+  for (let start = from; start <= end;) {
     const stop = segmentEnd(url, start, end);
     if (stop - start >= 3 && url.startsWith('rp=', start)) return start;
     start = stop + 1;
@@ -51,7 +51,7 @@ export function withRp(url: string, value: string): string {
   const query = queryStart(url, end);
   let rewritten = '';
   let copied = 0;
-  for (let at = query < 0 ? -1 : nextRpSegment(url, query, end); at >= 0; ) {
+  for (let at = query < 0 ? -1 : nextRpSegment(url, query, end); at >= 0;) {
     const valueEnd = segmentEnd(url, at, end);
     rewritten += `${url.slice(copied, at + 3)}${value}`;
     copied = valueEnd;
