@@ -34,7 +34,7 @@ export const GATEWAY_NODE_OPTIONS =
  * each thread that allocates (V8's collector and compiler threads, libuv's pool) a malloc arena
  * of its own, up to eight per core, each keeping what was freed in it. With two, the peak RSS
  * under misses and the Zipf mix was 2–8 MB lower (G7: 153 MB against 159 and 161 in two runs)
- * at 0.96–1.00 of the CPU, each row and its twin loaded at the same time
+ * at 0.95–1.00 of the CPU, each row and its twin loaded at the same time
  * (docs/log/measurements.md, 2026-11-28).
  */
 export const GATEWAY_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
