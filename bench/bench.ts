@@ -175,10 +175,6 @@ const BARE_ROWS: BareRowSpec[] = [
 
 const root = repoRoot();
 
-/** The gateway's environment without this build's GATEWAY_ENVIRONMENT: each build adds its own. */
-const withoutRuntimeEnvironment = (env: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).filter(([name]) => !(name in GATEWAY_ENVIRONMENT)));
-
 async function main(): Promise<void> {
   if (hasTaskset) execFileSync('taskset', ['-p', '-c', String(LOAD_CORE), String(process.pid)]);
   const started = new Date();
@@ -294,10 +290,7 @@ async function main(): Promise<void> {
         const port = await freePort();
         const p = keep(
           await startProcess([...build.nodeOptions, build.entry], {
-            env: {
-              ...withoutRuntimeEnvironment(gatewayEnv(port, upstreams, env)),
-              ...build.environment,
-            },
+            env: gatewayEnv(port, upstreams, env, build.environment),
             core: SERVER_CORE,
             label,
           }),

@@ -61,16 +61,18 @@ export async function startSimulators(
 /**
  * The gateway's environment on `port` in front of the simulators: service mode with the chat
  * service account (so CHAT_EVENTS is on by default), caches that stay fresh through a run, and a
- * rate limit no benchmark reaches. `extra` adds to it or overrides it (Redis, limits).
+ * rate limit no benchmark reaches. `extra` adds to it or overrides it (Redis, limits). `runtime`
+ * is the process environment the container starts it with (config/runtime.ts); a baseline
+ * build may run with another (BENCH_BASELINE_ENVIRONMENT).
  */
 export function gatewayEnv(
   port: number,
   upstreams: Upstreams,
   extra: Record<string, string> = {},
+  runtime: Readonly<Record<string, string>> = GATEWAY_ENVIRONMENT,
 ): Record<string, string> {
   return {
-    // As the container starts it (config/runtime.ts); BENCH_BASELINE_ENVIRONMENT varies it.
-    ...GATEWAY_ENVIRONMENT,
+    ...runtime,
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'info',

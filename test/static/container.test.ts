@@ -356,7 +356,8 @@ describe('Dockerfile', () => {
   });
 
   it('when the container starts, then CMD is the exec form of npm start, its environment in ENV', async () => {
-    const { gatewayEnvironmentAssignments } = await import('../../config/runtime.js');
+    const { GATEWAY_ENVIRONMENT, gatewayEnvironmentAssignments } =
+      await import('../../config/runtime.js');
     const cmds = finalStage.filter((instruction) => instruction instanceof Cmd);
     expect(cmds).toHaveLength(1);
     expect(cmds[0]!.getOpeningBracket()).not.toBeNull();
@@ -368,8 +369,7 @@ describe('Dockerfile', () => {
       start.slice(assignments.length).split(' '),
     );
     const env = finalStage.flatMap((i) => (i instanceof Env ? i.getProperties() : []));
-    for (const pair of gatewayEnvironmentAssignments().split(' ')) {
-      const [name, value] = pair.split('=');
+    for (const [name, value] of Object.entries(GATEWAY_ENVIRONMENT)) {
       expect(env.map((p) => [p.getName(), p.getValue()])).toContainEqual([name, value]);
     }
     expect(finalStage.filter((instruction) => instruction instanceof Entrypoint)).toEqual([]);
