@@ -79,6 +79,17 @@ const NEWLINE = 0x0a;
  * `"digest":"<digest>"` as that script looks for it (redis-shared-state.ts).
  */
 export function encodeEntry(entry: CacheEntry): Buffer {
+  const { header, bodies } = entryParts(entry);
+  return Buffer.concat([Buffer.from(header), bodies]);
+}
+
+/**
+ * The wire form in its two parts: the header line (newline included) and the bodies after it.
+ * A miss's write sends them as two arguments and Redis joins them (redis-cache-store.ts), so
+ * the gateway makes no copy of the body for the write: an entry without compressed bodies
+ * (every fresh load) sends the very Buffer its answer was sent from.
+ */
+export function entryParts(entry: CacheEntry): { header: string; bodies: Buffer } {
   const { body } = entry;
   const br = entry.encoded?.br;
   const gzip = entry.encoded?.gzip;
@@ -94,11 +105,11 @@ export function encodeEntry(entry: CacheEntry): Buffer {
     brLength: br?.length ?? 0,
     gzipLength: gzip?.length ?? 0,
   } satisfies z.input<typeof EntryHeader>;
-  const line = Buffer.from(`${JSON.stringify(header)}\n`);
-  const parts = [line, body];
-  if (br) parts.push(br);
-  if (gzip) parts.push(gzip);
-  return Buffer.concat(parts);
+  const compressed = [br, gzip].filter((b): b is Buffer => b !== undefined);
+  return {
+    header: `${JSON.stringify(header)}\n`,
+    bodies: compressed.length === 0 ? body : Buffer.concat([body, ...compressed]),
+  };
 }
 
 /**

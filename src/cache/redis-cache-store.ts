@@ -2,7 +2,7 @@ import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import type { BodyLayer } from './body-layer.js';
-import { encodeEntry, readStoredEntry, type CacheEntry } from './cache-entry.js';
+import { encodeEntry, entryParts, readStoredEntry, type CacheEntry } from './cache-entry.js';
 import type { MadeEncoding } from './encodings.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
@@ -13,11 +13,17 @@ import { UNBOUNDED, type CacheMemoryBudget } from './cache-memory-budget.js';
  * The write of a miss: the entry, then the fleet's lock given back (if still ours) and the
  * key's waiters told (only if one marked it), in one round trip. A write Redis refuses (out of
  * memory) still releases the lock; the reply says whether the entry was stored. ARGV[5] 'skip'
- * releases without storing (the cache's memory budget is spent).
+ * releases without storing (the cache's memory budget is spent). The entry comes in its two
+ * parts (cache-entry.ts, entryParts), the header line in ARGV[1] and the bodies in ARGV[6],
+ * joined here: the gateway then holds no copy of the body of its own for the write, which
+ * would otherwise wait for this reply and, outliving two young-generation collections on a
+ * busy instance, be freed only by a full one.
  */
 const STORE_AND_RELEASE = `
 local stored = 'OK'
-if ARGV[5] ~= 'skip' then stored = redis.pcall('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+if ARGV[5] ~= 'skip' then
+  stored = redis.pcall('SET', KEYS[1], ARGV[1] .. ARGV[6], 'PX', ARGV[2])
+end
 if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
 if redis.call('DEL', KEYS[3]) == 1 then redis.call('PUBLISH', ARGV[4], '1') end
 if type(stored) == 'table' and stored.err then return stored.err end
@@ -72,11 +78,12 @@ declare module 'ioredis' {
       key: string,
       lock: string,
       waiters: string,
-      entry: Buffer | string,
+      header: string,
       ttlMs: number,
       token: string,
       channel: string,
       mode: 'store' | 'skip',
+      bodies: Buffer | string,
     ): Promise<string>;
   }
 }
@@ -122,18 +129,19 @@ async function guarded<T>(
 async function storeAndRelease(
   redis: RedisConnection,
   key: string,
-  write: { encoded: Buffer; ttlMs: number; store: boolean },
+  write: { parts: { header: string; bodies: Buffer }; ttlMs: number; store: boolean },
   release: FlightRelease,
 ): Promise<void> {
   const reply = await redis.bffStoreAndRelease(
     key,
     lockKeyOf(key),
     waitersKeyOf(key),
-    write.store ? write.encoded : '',
+    write.store ? write.parts.header : '',
     Math.max(1, write.ttlMs),
     release.token,
     release.channel,
     write.store ? 'store' : 'skip',
+    write.store ? write.parts.bodies : '',
   );
   if (reply !== 'OK') throw new Error(`redis refused the entry: ${reply}`);
 }
@@ -161,16 +169,16 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
       // An entry already past its windows is not worth storing; a lock still goes back.
       if (ttlMs <= 0 && release === undefined) return;
       // Past the budget nothing is stored; a lock still goes back and its waiters are told.
-      const encoded = encodeEntry(entry);
-      const store = budget.allows(key, encoded.length);
+      const parts = entryParts(entry);
+      const store = budget.allows(key, Buffer.byteLength(parts.header) + parts.bodies.length);
       if (!store && release === undefined) return;
       await guarded(
         breaker,
         throttle,
         { kind: 'cache-write', key, message: 'cache write failed; entry dropped' },
         async () => {
-          if (release === undefined) await redis.set(key, encoded, 'PX', ttlMs);
-          else await storeAndRelease(redis, key, { encoded, ttlMs, store }, release);
+          if (release === undefined) await redis.set(key, encodeEntry(entry), 'PX', ttlMs);
+          else await storeAndRelease(redis, key, { parts, ttlMs, store }, release);
         },
       );
     },

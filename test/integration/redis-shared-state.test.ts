@@ -8,6 +8,7 @@ import {
   type CacheEntry,
 } from '../../src/cache/cache-entry.js';
 import { compress } from '../../src/cache/encodings.js';
+import { lockKeyOf, waitersKeyOf } from '../../src/cache/flight-coordinator.js';
 import { createRedisCacheStore } from '../../src/cache/redis-cache-store.js';
 import { createBreaker } from '../../src/resilience/circuit-breaker.js';
 import { createMemoryCounters } from '../../src/state/memory-counters.js';
@@ -192,5 +193,37 @@ describe('compressed bodies added to a stored entry', () => {
     await cache.addEncoding('enc:c', entry, { coding: 'gzip', bytes: gzip });
     expect(bodies.get('enc:c')?.body.encoded?.gzip).toBe(gzip);
     expect((await stored('enc:c'))?.encoded?.gzip?.equals(gzip)).toBe(true);
+  });
+});
+
+describe("a miss's write with its lock given back", () => {
+  it('when a loaded entry is stored with its release, then Redis holds exactly its encoded bytes, the lock is gone and a waiting key is announced', async () => {
+    const { cache } = setup();
+    const entry = entryOf({ note: 'sent from the answer’s own bytes ✓', items: [1, 2, 3] });
+    const key = 'miss:a';
+    await inspector.set(lockKeyOf(key), 'token-1', 'PX', 60_000);
+    await inspector.set(waitersKeyOf(key), '1', 'PX', 60_000);
+    const listener = inspector.duplicate();
+    const channel = `${prefix}flight:${key}`;
+    const announced = new Promise<string>((resolve) =>
+      listener.on('message', (_channel: string, message: string) => resolve(message)),
+    );
+    await listener.subscribe(channel);
+    await cache.set(key, entry, { token: 'token-1', channel });
+    expect((await inspector.getBuffer(key))?.equals(encodeEntry(entry))).toBe(true);
+    expect(await inspector.exists(lockKeyOf(key), waitersKeyOf(key))).toBe(0);
+    expect(await announced).toBe('1');
+    const ttl = await inspector.pttl(key);
+    expect(ttl).toBeGreaterThan(170_000);
+    listener.disconnect();
+  });
+
+  it('when the lock is another holder’s, then the entry is stored and that lock stays', async () => {
+    const { cache } = setup();
+    const entry = entryOf({ items: ['b'] });
+    await inspector.set(lockKeyOf('miss:b'), 'someone-else', 'PX', 60_000);
+    await cache.set('miss:b', entry, { token: 'token-2', channel: `${prefix}flight:miss:b` });
+    expect((await inspector.getBuffer('miss:b'))?.equals(encodeEntry(entry))).toBe(true);
+    expect(await inspector.get(lockKeyOf('miss:b'))).toBe('someone-else');
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decodeEntry,
   encodeEntry,
+  entryParts,
   toRepresentation,
   type CacheEntry,
 } from '../../src/cache/cache-entry.js';
@@ -121,5 +122,22 @@ describe('cache entry codec with compressed bodies', () => {
     ],
   ])('when the stored value has %s, then it is not an entry', async (_name, damage) => {
     expect(decodeEntry(damage(encodeEntry(await stored())))).toBeUndefined();
+  });
+});
+
+describe("cache entry codec: a write's two parts", () => {
+  it('when an entry without compressed bodies is split for a write, then its bodies part is the very Buffer it was sent from, and header and bodies are the encoded bytes', () => {
+    const { header, bodies } = entryParts(entry);
+    expect(bodies).toBe(entry.body);
+    expect(Buffer.concat([Buffer.from(header), bodies]).equals(encoded)).toBe(true);
+  });
+
+  it('when an entry with compressed bodies is split, then header and bodies are still the encoded bytes', async () => {
+    const full = await withEncodings(entry);
+    const { header, bodies } = entryParts(full);
+    const joined = Buffer.concat([Buffer.from(header), bodies]);
+    expect(joined.equals(encodeEntry(full))).toBe(true);
+    expect(decodeEntry(joined)?.encoded?.br?.equals(full.encoded.br!)).toBe(true);
+    expect(decodeEntry(joined)?.encoded?.gzip?.equals(full.encoded.gzip!)).toBe(true);
   });
 });
