@@ -1,3 +1,4 @@
+import { finished, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { AppError } from '../../errors/app-error.js';
@@ -71,7 +72,7 @@ export function createJsonTransport(options: {
     return {
       status: response.statusCode,
       headers: response.headers,
-      body: Buffer.from(await response.body.arrayBuffer()),
+      body: await readBody(response.body),
     };
   }
 
@@ -82,6 +83,23 @@ export function createJsonTransport(options: {
       await Promise.all(pools.map((p) => (force ? p.destroy() : p.close()).catch(() => undefined)));
     },
   };
+}
+
+/**
+ * The body's bytes. undici's `arrayBuffer()` copies even a body that came in one read; a body
+ * of one chunk is kept as that chunk here (a view of the socket's read), and only a body in
+ * several is joined. Each copy is a block outside V8's heap that lives as long as the miss
+ * does, and those that outlive two young-generation collections wait for a full one.
+ */
+function readBody(body: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  body.on('data', (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve, reject) => {
+    finished(body, (error) => {
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    });
+  });
 }
 
 /**
