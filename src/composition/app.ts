@@ -35,6 +35,8 @@ export function createApp(deps: AppDependencies): Express {
   // Bodies it builds go out compressed when COMPRESSION allows (http/compression.ts).
   compressSentBodies(app.response);
 
+  // A route the hit path ran itself and that failed: straight to the error handler below.
+  app.use((req, _res, next) => next(req.failedInFront));
   if (deps.ops) app.use(deps.ops);
   if (deps.docs) app.use(deps.docs);
   for (const handler of deps.site ?? []) app.use(handler);

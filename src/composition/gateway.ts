@@ -23,6 +23,8 @@ export interface Gateway {
   readonly cache: CacheStore;
   /** The paths the hit path answers before Express: every cached route of the table. */
   readonly hitPaths: readonly string[];
+  /** Of those, the paths whose misses it answers too: the cached routes without a guard. */
+  readonly answeredInFront: readonly string[];
   /** Connects Redis (a Redis that is down is a degraded cache, never a failed start), then listens. */
   start(): Promise<void>;
   /** `http://host:port` it listens on; throws before start(). */
@@ -85,6 +87,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     loader: parts.loader,
     cache: parts.cache,
     hitPaths: parts.hitPaths,
+    answeredInFront: parts.answeredInFront,
     server: http.server,
     get url() {
       if (url === undefined) throw new Error('the gateway is not listening');

@@ -50,6 +50,7 @@ export interface GatewayParts {
   cache: CacheStore;
   /** The paths whose fresh hits are answered before Express: every cached route mounted. */
   hitPaths: readonly string[];
+  answeredInFront: readonly string[];
   /**
    * The chat server's event queue keeping folders fresh (CHAT_EVENTS), when on: it starts once
    * the gateway listens.
@@ -128,6 +129,9 @@ export function createGatewayParts(options: Wiring & { maxConnections: number })
   return {
     ...pipeline,
     hitPaths: features.cachedRoutes.map((route) => route.path),
+    answeredInFront: features.cachedRoutes
+      .filter((route) => route.answer !== undefined)
+      .map((route) => route.path),
     readiness,
     loader,
     cache: stores.cache,

@@ -6,7 +6,7 @@ import type { FlightClaim, FlightCoordinator } from '../cache/flight-coordinator
 import type { SharedState } from '../state/shared-state.js';
 import type { Stage } from './edge.js';
 import { hasBody } from './request-target.js';
-import { countersOf, judge, type RateLimitPolicy } from './rate-limits.js';
+import { countersOf, judge, type RateLimitPolicy, type RateLimitVerdict } from './rate-limits.js';
 import { sendRepresentation } from './send-representation.js';
 
 /** A cached resource the hit path may answer, described by the feature that owns it. */
@@ -22,15 +22,30 @@ export interface CachedRoute {
    * answers once the guard has looked the caller up (a session read).
    */
   keyOf(req: IncomingMessage, query: string): string | undefined | Promise<string | undefined>;
+  /**
+   * The route's own answer (route-mounter.ts), for a route without a guard: what its handler
+   * does behind Express's router, with the admission's read. The hit path runs it for a miss or
+   * a stale entry, so such a request never goes through the router; a failure goes on to the app
+   * (`req.failedInFront`), whose error handler answers it as it answers every other.
+   */
+  readonly answer?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+}
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** Why the hit path's run of a route failed: the app's error handler answers it. */
+    failedInFront?: unknown;
+  }
 }
 
 /**
  * Answers fresh cache hits before the app's router (issue: "a cache hit priced like a bare
  * Express route"). The request has passed the edge (request id, log line, security headers,
  * CORS); its rate limits are counted and its entry read in one shared-state call, one Redis
- * round trip. A fresh entry is sent from here; anything else (a miss, a stale entry, a refused
- * request, any other route) goes on to the app, which reuses this admission rather than
- * counting or reading again.
+ * round trip. A fresh entry is sent from here. A miss or a stale entry of a route without a
+ * guard is answered from here too, by the route's own answer (`answer`): the router would only
+ * find that route. Anything else (a refused request, a guarded route's miss, any other route)
+ * goes on to the app, which reuses this admission rather than counting or reading again.
  */
 export function createHitPath(options: {
   routes: readonly CachedRoute[];
@@ -79,8 +94,10 @@ export function createHitPath(options: {
       req.admission = { verdict, read: { key, entry, ...read } };
       if (read.claim?.state === 'ours') releaseUnused(key, read.claim, res, options.flights);
       const t = now();
-      if (verdict.retryAfterSeconds !== undefined || entry === undefined || t >= entry.freshUntil) {
-        next();
+      // A refused request is the app's to answer (429 and its headers, from its guard).
+      if (verdict.retryAfterSeconds !== undefined) return next();
+      if (entry === undefined || t >= entry.freshUntil) {
+        runRoute(route, verdict.headers, req, res, next);
         return;
       }
       for (const [name, value] of verdict.headers) res.setHeader(name, value);
@@ -93,6 +110,29 @@ export function createHitPath(options: {
       });
     }, next);
   }
+}
+
+/**
+ * A miss or a stale entry: the route's own answer, with the rate limit's headers as its guard
+ * would set them, when it has one (no guard); the app otherwise. A failure goes on to the app,
+ * whose error handler answers it.
+ */
+function runRoute(
+  route: CachedRoute,
+  headers: RateLimitVerdict['headers'],
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (error?: unknown) => void,
+): void {
+  if (route.answer === undefined) {
+    next();
+    return;
+  }
+  for (const [name, value] of headers) res.setHeader(name, value);
+  route.answer(req, res).catch((error: unknown) => {
+    req.failedInFront = error;
+    next();
+  });
 }
 
 /**

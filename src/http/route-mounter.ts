@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response, Router } from 'express';
 import type { CacheWindows } from '../../config/load-config.js';
 import type { Representation } from '../cache/cache-entry.js';
@@ -36,7 +36,10 @@ export type RouteHandler<S, A> = (
 ) => void | Promise<void>;
 
 /** A cached route's work on a miss: the upstream call and the transform to the stored bytes. */
-export type CachedLoad<S, A> = (input: GuardedInput<S, A>, req: Request) => Promise<Representation>;
+export type CachedLoad<S, A> = (
+  input: GuardedInput<S, A>,
+  req: IncomingMessage,
+) => Promise<Representation>;
 
 export interface RouteMounterOptions<C, G extends RouteGuards> {
   /** What configured schemas and cache keys are built with (route-table.ts, RouteContext). */
@@ -152,9 +155,12 @@ export function createRouteMounter<C, G extends RouteGuards>(
       const keyOf = (input: RouteInput<typeof spec>, caller: unknown) =>
         entry.key(input, policy.scope === 'user' ? ownerOf(guard, caller) : undefined);
 
-      mountMethod(router, spec, async (req, res) => {
+      // The route's answer once the hit path has admitted the request and read its entry.
+      // Express's router runs it for a guarded route (its guard works on Express's request);
+      // the hit path runs it itself for an open one, whose answer needs nothing Express adds.
+      const answer = async (req: IncomingMessage, res: ServerResponse) => {
         const input = inputOf<typeof spec>(reader.prepare(req));
-        const caller = await admit(req, res);
+        const caller = guard ? await admit(req as Request, res as Response) : undefined;
         const key = keyOf(input, caller);
         // The hit path read this entry already when it admitted the request.
         const read = req.admission?.read;
@@ -164,14 +170,19 @@ export function createRouteMounter<C, G extends RouteGuards>(
             log: req.log,
             ...(read?.key === key ? { known: read } : {}),
           });
-        const result = await (guard ? guard.run(req, res, caller, work) : work());
+        const result = await (guard
+          ? guard.run(req as Request, res as Response, caller, work)
+          : work());
         sendRepresentation(req, res, result.representation, {
           ...result,
           ...(vary ? { vary } : {}),
         });
-      });
+      };
+      mountMethod(router, spec, answer);
 
-      cachedRoutes.push(hitEntry(spec.path, vary, reader, admission, keyOf));
+      cachedRoutes.push(
+        hitEntry(spec.path, vary, reader, admission, keyOf, guard ? undefined : answer),
+      );
     },
   };
 }
@@ -199,10 +210,12 @@ function hitEntry<I>(
   reader: { prepare(req: IncomingMessage, query?: string): { input: I } | { error: unknown } },
   admission: { peek(req: IncomingMessage): unknown } | undefined,
   keyOf: (input: I, caller: unknown) => string,
+  answer: CachedRoute['answer'],
 ): CachedRoute {
   return {
     path,
     ...(vary ? { vary } : {}),
+    ...(answer ? { answer } : {}),
     keyOf(req, query) {
       const prepared = reader.prepare(req, query);
       if ('error' in prepared) return undefined;

@@ -49,4 +49,25 @@ describe('the access line', () => {
     expect(line?.['res']).toEqual({ statusCode: 400 });
     expect(line).toMatchObject({ code: 'VALIDATION_FAILED' });
   });
+
+  it('when a search misses and its upstream fails, then the error handler answers with the envelope and the line carries the code and the real error', async () => {
+    const gw = await upstreams.gateway({ cache: 'redis' });
+    upstreams.search.faults.add({
+      fault: { kind: 'status', status: 500 },
+      pathPrefix: '/v1/search',
+      times: 1,
+    });
+    const res = await request(gw.app)
+      .get('/api/search?q=failing+lamp&k=2')
+      .set('X-Request-Id', 'access-502');
+    expect(res.status).toBe(502);
+    expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(res.body).toMatchObject({ code: 'UPSTREAM_ERROR', source: 'search' });
+    // The rate limit's headers, as on every answer the limit let through.
+    expect(res.headers['ratelimit']).toMatch(/^"client";r=\d+;t=\d+$/);
+    const line = lineOf(gw.logs.lines(), 'access-502');
+    expect(line).toMatchObject({ level: 50, code: 'UPSTREAM_ERROR', source: 'search' });
+    expect(line?.['res']).toEqual({ statusCode: 502 });
+    expect(line?.['err']).toBeDefined();
+  });
 });

@@ -52,6 +52,13 @@ describe.each(['session', 'service'] as const)('route declarations, %s mode', (m
     expect([...gw.gateway.hitPaths].sort()).toEqual(CACHED.map((route) => route.path).sort());
   });
 
+  it("when the gateway is built, then the hit path answers the misses of exactly the cached routes that need no caller, and leaves a guarded route's to the router", async () => {
+    const gw = await gatewayFor(mode);
+    const open = CACHED.filter((route) => route.auth === 'none').map((route) => route.path);
+    expect(open.length).toBeGreaterThan(0);
+    expect([...gw.gateway.answeredInFront].sort()).toEqual(open.sort());
+  });
+
   it.each(CACHED.map((route) => [route.id, route] as const))(
     'when %s is asked twice, then the second answer is a hit counted under its resource',
     async (_id, route) => {

@@ -111,7 +111,7 @@ export function createChatCallerGuard(resolver: ChatCredentialsResolver): RouteG
 }
 
 /** A chat call made as the admitted caller, under the request's id. */
-export const callOf = (req: Request, caller: Caller): ChatCall => ({
+export const callOf = (req: Pick<IncomingMessage, 'id'>, caller: Caller): ChatCall => ({
   credentials: caller.credentials,
   requestId: req.id,
 });
