@@ -8,6 +8,8 @@ interface InFlight {
   readonly loaded: Promise<Representation>;
   /** Whether it waits for another instance's load rather than loading here. */
   readonly waiting: () => boolean;
+  /** A background refresh: it gives up (RefreshedElsewhere) when another holds the lock. */
+  readonly background: boolean;
 }
 
 export interface InstanceLoads {
@@ -52,7 +54,7 @@ export function createInstanceLoads(options: {
     let waiting = claim?.state === 'busy';
     const outcome = options.fleetLoad(key, load, background, claim, () => (waiting = true));
     const loaded = outcome.then((o) => o.representation);
-    const record: InFlight = { loaded, waiting: () => waiting };
+    const record: InFlight = { loaded, waiting: () => waiting, background };
     inflight.set(key, record);
     const write = outcome
       .then((result) => options.store(key, windows, result))
@@ -69,7 +71,15 @@ export function createInstanceLoads(options: {
     once(key, windows, load, claim) {
       const running = inflight.get(key);
       if (running && !(running.waiting() && claim?.state === 'ours')) {
-        return { loaded: running.loaded, collapsed: true };
+        if (!running.background) return { loaded: running.loaded, collapsed: true };
+        // A refresh gives up when the lock is another's, which may be this very request's own
+        // claim (its read found the entry gone, a stale read started the refresh): the request
+        // then loads, or waits for the holder, as any miss does, never failing with it.
+        const loaded = running.loaded.catch((error: unknown) => {
+          if (!(error instanceof RefreshedElsewhere)) throw error;
+          return start(key, windows, load, false, claim);
+        });
+        return { loaded, collapsed: true };
       }
       return { loaded: start(key, windows, load, false, claim), collapsed: false };
     },
