@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import type { Logger } from 'pino';
+import { afterAll, beforeAll, inject } from 'vitest';
+import {
+  createBreaker,
+  type Breaker,
+  type BreakerOptions,
+} from '../../src/resilience/circuit-breaker.js';
 
 /**
  * A real Redis: the private redis-server the suite's global setup started (or TEST_REDIS_URL).
@@ -37,4 +43,58 @@ export async function keysUnder(redis: Redis, prefix: string): Promise<string[]>
     found.push(...keys);
   } while (cursor !== '0');
   return found;
+}
+
+/**
+ * A test file's own key prefix on the test Redis: a client whose commands go under it (`redis`,
+ * with `options`), an inspector under the same prefix, and every key under it deleted after
+ * the file's tests. The clients exist from the file's beforeAll on.
+ */
+export function usePrefixedRedis(options: { protocol?: 2 | 3; lazyConnect?: boolean } = {}): {
+  readonly prefix: string;
+  readonly redis: Redis;
+  readonly inspector: Redis;
+} {
+  const prefix = uniquePrefix();
+  let redis: Redis | undefined;
+  let inspector: Redis | undefined;
+  beforeAll(() => {
+    redis = new Redis(TEST_REDIS_URL, { keyPrefix: prefix, ...options });
+    inspector = new Redis(TEST_REDIS_URL, { keyPrefix: prefix });
+  });
+  afterAll(async () => {
+    const cleaner = createInspector();
+    await deletePrefix(cleaner, prefix);
+    cleaner.disconnect();
+    redis?.disconnect();
+    inspector?.disconnect();
+  });
+  const started = (client: Redis | undefined) => {
+    if (client === undefined) throw new Error('usePrefixedRedis: clients exist from beforeAll on');
+    return client;
+  };
+  return {
+    prefix,
+    get redis() {
+      return started(redis);
+    },
+    get inspector() {
+      return started(inspector);
+    },
+  };
+}
+
+/** The breaker the Redis-backed parts run their commands through in a test: opens quickly. */
+export function testRedisBreaker(
+  logger: Logger,
+  extra: Partial<Pick<BreakerOptions, 'deadlineMs'>> = {},
+): Breaker {
+  return createBreaker({
+    name: 'redis-test',
+    thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
+    logger,
+    isFailure: () => true,
+    openError: () => new Error('open'),
+    ...extra,
+  });
 }

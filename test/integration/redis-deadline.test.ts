@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBreaker } from '../../src/resilience/circuit-breaker.js';
 import { startHoldProxy, type HoldProxy } from '../harness/hold-proxy.js';
 import { createLogCapture } from '../helpers/log-capture.js';
 import {
   TEST_REDIS_URL,
   createInspector,
   deletePrefix,
+  testRedisBreaker,
   uniquePrefix,
 } from '../helpers/test-redis.js';
 import { unreadBytes } from '../helpers/unread-bytes.js';
@@ -74,15 +74,7 @@ async function client(options: { port?: number; commandTimeout: number }): Promi
 }
 
 function breaker() {
-  const logs = createLogCapture();
-  return createBreaker({
-    name: 'redis-test',
-    thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
-    logger: logs.logger,
-    isFailure: () => true,
-    openError: () => new Error('open'),
-    deadlineMs: DEADLINE_MS,
-  });
+  return testRedisBreaker(createLogCapture().logger, { deadlineMs: DEADLINE_MS });
 }
 
 /**

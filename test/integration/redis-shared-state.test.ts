@@ -1,5 +1,4 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBodyLayer } from '../../src/cache/body-layer.js';
 import {
   decodeEntry,
@@ -10,53 +9,32 @@ import {
 import { compress } from '../../src/cache/encodings.js';
 import { lockKeyOf, waitersKeyOf } from '../../src/cache/flight-coordinator.js';
 import { createRedisCacheStore } from '../../src/cache/redis-cache-store.js';
-import { createBreaker } from '../../src/resilience/circuit-breaker.js';
 import { createMemoryCounters } from '../../src/state/memory-counters.js';
 import { createRedisSharedState } from '../../src/state/redis-shared-state.js';
 import { createLogCapture } from '../helpers/log-capture.js';
-import {
-  TEST_REDIS_URL,
-  createInspector,
-  deletePrefix,
-  uniquePrefix,
-} from '../helpers/test-redis.js';
+import { testRedisBreaker, usePrefixedRedis } from '../helpers/test-redis.js';
 
-const prefix = uniquePrefix();
-let redis: Redis;
-let inspector: Redis;
-
-beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL, { keyPrefix: prefix, protocol: 2 });
-  inspector = new Redis(TEST_REDIS_URL, { keyPrefix: prefix });
-});
-afterAll(async () => {
-  const cleaner = createInspector();
-  await deletePrefix(cleaner, prefix);
-  cleaner.disconnect();
-  redis.disconnect();
-  inspector.disconnect();
-});
+const db = usePrefixedRedis({ protocol: 2 });
+const { prefix } = db;
 
 function setup() {
   const logs = createLogCapture();
   const bodies = createBodyLayer({ maxBytes: 1 << 20 });
-  const breaker = () =>
-    createBreaker({
-      name: 'redis-test',
-      thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
-      logger: logs.logger,
-      isFailure: () => true,
-      openError: () => new Error('open'),
-    });
+  const breaker = () => testRedisBreaker(logs.logger);
   const state = createRedisSharedState({
-    redis,
+    redis: db.redis,
     breaker: breaker(),
     fallback: createMemoryCounters({ maxCounters: 100 }),
     bodies,
     logger: logs.logger,
   });
   // The cache store of the same instance: it adds compressed bodies to the layer it shares.
-  const cache = createRedisCacheStore({ redis, breaker: breaker(), bodies, logger: logs.logger });
+  const cache = createRedisCacheStore({
+    redis: db.redis,
+    breaker: breaker(),
+    bodies,
+    logger: logs.logger,
+  });
   return { state, cache, bodies, logs };
 }
 
@@ -71,7 +49,7 @@ const entryOf = (value: unknown): CacheEntry => ({
 describe('count and read in one round trip', () => {
   it('when counters are bumped, then each reports its count and window, and a guarded one only while its guard exists', async () => {
     const { state } = setup();
-    await inspector.set('guard:live', '1');
+    await db.inspector.set('guard:live', '1');
     const counters = [
       { key: 'c:plain', windowMs: 60_000 },
       { key: 'c:live', windowMs: 60_000, guard: 'guard:live' },
@@ -83,13 +61,13 @@ describe('count and read in one round trip', () => {
     expect(counts[0]?.resetMs).toBeGreaterThan(58_000);
     expect(counts[1]?.count).toBe(2);
     expect(counts[2]).toBeUndefined();
-    expect(await inspector.exists('c:forged')).toBe(0);
+    expect(await db.inspector.exists('c:forged')).toBe(0);
   });
 
   it('when the instance holds the current body, then Redis leaves it out and the held bytes are served', async () => {
     const { state, bodies } = setup();
     const entry = entryOf({ list: 'first' });
-    await inspector.set('entry:a', encodeEntry(entry));
+    await db.inspector.set('entry:a', encodeEntry(entry));
     const first = await state.countAndRead([], 'entry:a');
     expect(first.entry?.body.equals(entry.body)).toBe(true);
     const held = bodies.get('entry:a');
@@ -102,10 +80,10 @@ describe('count and read in one round trip', () => {
 
   it('when another instance rewrote the entry, then the new body is served, never the one held (no staleness)', async () => {
     const { state } = setup();
-    await inspector.set('entry:b', encodeEntry(entryOf({ list: 'old' })));
+    await db.inspector.set('entry:b', encodeEntry(entryOf({ list: 'old' })));
     await state.countAndRead([], 'entry:b');
     const rewritten = entryOf({ list: 'new' });
-    await inspector.set('entry:b', encodeEntry(rewritten));
+    await db.inspector.set('entry:b', encodeEntry(rewritten));
     const { entry } = await state.countAndRead([], 'entry:b');
     expect(entry?.body.toString()).toBe('{"list":"new"}');
     expect(entry?.digest).toBe(rewritten.digest);
@@ -113,15 +91,15 @@ describe('count and read in one round trip', () => {
 
   it('when the entry is gone, then it is a miss even though a body is held', async () => {
     const { state } = setup();
-    await inspector.set('entry:c', encodeEntry(entryOf({ list: 'c' })));
+    await db.inspector.set('entry:c', encodeEntry(entryOf({ list: 'c' })));
     await state.countAndRead([], 'entry:c');
-    await inspector.del('entry:c');
+    await db.inspector.del('entry:c');
     expect((await state.countAndRead([], 'entry:c')).entry).toBeUndefined();
   });
 
   it('when the stored value is corrupt, then it is a miss with a warning', async () => {
     const { state, logs } = setup();
-    await inspector.set('entry:d', 'not an entry');
+    await db.inspector.set('entry:d', 'not an entry');
     expect((await state.countAndRead([], 'entry:d')).entry).toBeUndefined();
     expect(logs.text()).toContain('corrupt cache entry');
   });
@@ -130,14 +108,14 @@ describe('count and read in one round trip', () => {
 describe('compressed bodies added to a stored entry', () => {
   const big = () => entryOf({ items: Array.from({ length: 300 }, (_, i) => `item ${i}`) });
   const stored = async (key: string) => {
-    const raw = await inspector.getBuffer(key);
+    const raw = await db.inspector.getBuffer(key);
     return raw === null ? undefined : decodeEntry(raw);
   };
 
   it('when br, then gzip, are added, then each lands in its place, decodes to the identity body, and the expiry stays', async () => {
     const { cache } = setup();
     const entry = big();
-    await inspector.set('enc:a', encodeEntry(entry), 'PX', 60_000);
+    await db.inspector.set('enc:a', encodeEntry(entry), 'PX', 60_000);
     const br = compress(entry.body, 'br');
     const gzip = compress(entry.body, 'gzip');
     await cache.addEncoding('enc:a', entry, { coding: 'gzip', bytes: gzip });
@@ -148,7 +126,7 @@ describe('compressed bodies added to a stored entry', () => {
     expect(after?.encoded?.gzip?.equals(gzip)).toBe(true);
     expect(after?.freshUntil).toBe(entry.freshUntil);
     expect(after?.digest).toBe(entry.digest);
-    const ttl = await inspector.pttl('enc:a');
+    const ttl = await db.inspector.pttl('enc:a');
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
   });
@@ -157,23 +135,23 @@ describe('compressed bodies added to a stored entry', () => {
     const { cache } = setup();
     const entry = big();
     const br = compress(entry.body, 'br');
-    await inspector.set('enc:b', encodeEntry({ ...entry, storedAt: 2 }), 'PX', 60_000);
+    await db.inspector.set('enc:b', encodeEntry({ ...entry, storedAt: 2 }), 'PX', 60_000);
     await cache.addEncoding('enc:b', entry, { coding: 'br', bytes: br });
     expect((await stored('enc:b'))?.encoded).toBeUndefined();
 
-    await inspector.set('enc:b', encodeEntry({ ...entry, encoded: { br } }), 'PX', 60_000);
+    await db.inspector.set('enc:b', encodeEntry({ ...entry, encoded: { br } }), 'PX', 60_000);
     await cache.addEncoding('enc:b', entry, { coding: 'br', bytes: Buffer.from('not br') });
     expect((await stored('enc:b'))?.encoded?.br?.equals(br)).toBe(true);
 
-    await inspector.del('enc:b');
+    await db.inspector.del('enc:b');
     await cache.addEncoding('enc:b', entry, { coding: 'br', bytes: br });
-    expect(await inspector.exists('enc:b')).toBe(0);
+    expect(await db.inspector.exists('enc:b')).toBe(0);
   });
 
   it('when Redis holds a compressed body the instance lacks, then the read brings it; once held, the header alone comes', async () => {
     const { state, cache, bodies } = setup();
     const entry = big();
-    await inspector.set('enc:c', encodeEntry(entry), 'PX', 60_000);
+    await db.inspector.set('enc:c', encodeEntry(entry), 'PX', 60_000);
     await state.countAndRead([], 'enc:c');
     expect(bodies.get('enc:c')?.body.encoded).toBeUndefined();
     // Another instance adds br (its own store and body layer).
@@ -201,19 +179,19 @@ describe("a miss's write with its lock given back", () => {
     const { cache } = setup();
     const entry = entryOf({ note: 'sent from the answer’s own bytes ✓', items: [1, 2, 3] });
     const key = 'miss:a';
-    await inspector.set(lockKeyOf(key), 'token-1', 'PX', 60_000);
-    await inspector.set(waitersKeyOf(key), '1', 'PX', 60_000);
-    const listener = inspector.duplicate();
+    await db.inspector.set(lockKeyOf(key), 'token-1', 'PX', 60_000);
+    await db.inspector.set(waitersKeyOf(key), '1', 'PX', 60_000);
+    const listener = db.inspector.duplicate();
     const channel = `${prefix}flight:${key}`;
     const announced = new Promise<string>((resolve) =>
       listener.on('message', (_channel: string, message: string) => resolve(message)),
     );
     await listener.subscribe(channel);
     await cache.set(key, entry, { token: 'token-1', channel });
-    expect((await inspector.getBuffer(key))?.equals(encodeEntry(entry))).toBe(true);
-    expect(await inspector.exists(lockKeyOf(key), waitersKeyOf(key))).toBe(0);
+    expect((await db.inspector.getBuffer(key))?.equals(encodeEntry(entry))).toBe(true);
+    expect(await db.inspector.exists(lockKeyOf(key), waitersKeyOf(key))).toBe(0);
     expect(await announced).toBe('1');
-    const ttl = await inspector.pttl(key);
+    const ttl = await db.inspector.pttl(key);
     expect(ttl).toBeGreaterThan(170_000);
     listener.disconnect();
   });
@@ -221,9 +199,9 @@ describe("a miss's write with its lock given back", () => {
   it('when the lock is another holder’s, then the entry is stored and that lock stays', async () => {
     const { cache } = setup();
     const entry = entryOf({ items: ['b'] });
-    await inspector.set(lockKeyOf('miss:b'), 'someone-else', 'PX', 60_000);
+    await db.inspector.set(lockKeyOf('miss:b'), 'someone-else', 'PX', 60_000);
     await cache.set('miss:b', entry, { token: 'token-2', channel: `${prefix}flight:miss:b` });
-    expect((await inspector.getBuffer('miss:b'))?.equals(encodeEntry(entry))).toBe(true);
-    expect(await inspector.get(lockKeyOf('miss:b'))).toBe('someone-else');
+    expect((await db.inspector.getBuffer('miss:b'))?.equals(encodeEntry(entry))).toBe(true);
+    expect(await db.inspector.get(lockKeyOf('miss:b'))).toBe('someone-else');
   });
 });

@@ -1,18 +1,11 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toRepresentation, type CacheEntry } from '../../src/cache/cache-entry.js';
 import { createCachedLoader } from '../../src/cache/cached-loader.js';
 import { createRedisFlights, lockKeyOf } from '../../src/cache/flight-coordinator.js';
 import { createBodyLayer } from '../../src/cache/body-layer.js';
 import { createRedisCacheStore } from '../../src/cache/redis-cache-store.js';
-import { createBreaker } from '../../src/resilience/circuit-breaker.js';
 import { createLogCapture } from '../helpers/log-capture.js';
-import {
-  TEST_REDIS_URL,
-  createInspector,
-  deletePrefix,
-  uniquePrefix,
-} from '../helpers/test-redis.js';
+import { testRedisBreaker, usePrefixedRedis } from '../helpers/test-redis.js';
 
 /*
  * A request that collapses onto a background refresh (contract section 4, one load per key)
@@ -22,36 +15,15 @@ import {
  * RefreshedElsewhere as a 500.
  */
 
-const prefix = uniquePrefix();
-let redis: Redis;
-let inspector: Redis;
-
-beforeAll(() => {
-  redis = new Redis(TEST_REDIS_URL, { keyPrefix: prefix, lazyConnect: true });
-  inspector = new Redis(TEST_REDIS_URL, { keyPrefix: prefix });
-});
-afterAll(async () => {
-  const cleaner = createInspector();
-  await deletePrefix(cleaner, prefix);
-  cleaner.disconnect();
-  redis.disconnect();
-  inspector.disconnect();
-});
-
-const breaker = (logs: ReturnType<typeof createLogCapture>) =>
-  createBreaker({
-    name: 'redis-test',
-    thresholds: { failurePercent: 50, minRequests: 3, windowSeconds: 5, openSeconds: 1 },
-    logger: logs.logger,
-    isFailure: () => true,
-    openError: () => new Error('open'),
-  });
+const db = usePrefixedRedis({ lazyConnect: true });
+const { prefix } = db;
 
 const windows = { ttlSeconds: 60, staleSeconds: 60, staleIfErrorSeconds: 0 };
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 describe('a request collapsed onto a background refresh', () => {
   it('when the refresh gives up because the request itself holds the lock, then the request loads with its lock and is answered', async () => {
+    const { redis, inspector } = db;
     await redis.connect();
     const logs = createLogCapture();
     const flights = createRedisFlights({
@@ -59,13 +31,13 @@ describe('a request collapsed onto a background refresh', () => {
       prefix,
       lockMs: 10_000,
       logger: logs.logger,
-      breaker: breaker(logs),
+      breaker: testRedisBreaker(logs.logger),
     });
     await flights.start();
     const now = Date.now();
     const store = createRedisCacheStore({
       redis,
-      breaker: breaker(logs),
+      breaker: testRedisBreaker(logs.logger),
       bodies: createBodyLayer({ maxBytes: 1 << 20 }),
       logger: logs.logger,
     });
