@@ -6,7 +6,13 @@ import type { FlightClaim, FlightCoordinator } from '../cache/flight-coordinator
 import type { SharedState } from '../state/shared-state.js';
 import type { Stage } from './edge.js';
 import { hasBody } from './request-target.js';
-import { countersOf, judge, type RateLimitPolicy, type RateLimitVerdict } from './rate-limits.js';
+import {
+  countersOf,
+  judge,
+  setLimitHeaders,
+  type RateLimitPolicy,
+  type RateLimitVerdict,
+} from './rate-limits.js';
 import { sendRepresentation } from './send-representation.js';
 
 /** A cached resource the hit path may answer, described by the feature that owns it. */
@@ -97,10 +103,10 @@ export function createHitPath(options: {
       // A refused request is the app's to answer (429 and its headers, from its guard).
       if (verdict.retryAfterSeconds !== undefined) return next();
       if (entry === undefined || t >= entry.freshUntil) {
-        runRoute(route, verdict.headers, req, res, next);
+        runRoute(route, verdict, req, res, next);
         return;
       }
-      for (const [name, value] of verdict.headers) res.setHeader(name, value);
+      setLimitHeaders(verdict, res);
       options.onHit?.(key);
       sendRepresentation(req, res, entry, {
         cacheStatus: 'HIT',
@@ -119,7 +125,7 @@ export function createHitPath(options: {
  */
 function runRoute(
   route: CachedRoute,
-  headers: RateLimitVerdict['headers'],
+  verdict: RateLimitVerdict,
   req: IncomingMessage,
   res: ServerResponse,
   next: (error?: unknown) => void,
@@ -128,7 +134,7 @@ function runRoute(
     next();
     return;
   }
-  for (const [name, value] of headers) res.setHeader(name, value);
+  setLimitHeaders(verdict, res);
   route.answer(req, res).catch((error: unknown) => {
     req.failedInFront = error;
     next();

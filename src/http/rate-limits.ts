@@ -142,8 +142,13 @@ export function judge(
 }
 
 /** Puts a verdict on the response; throws the 429 when it refuses the request. */
-export function enforce(verdict: RateLimitVerdict, res: ServerResponse): void {
+/** The verdict's RateLimit headers on the answer, whoever sends it. */
+export function setLimitHeaders(verdict: RateLimitVerdict, res: ServerResponse): void {
   for (const [name, value] of verdict.headers) res.setHeader(name, value);
+}
+
+export function enforce(verdict: RateLimitVerdict, res: ServerResponse): void {
+  setLimitHeaders(verdict, res);
   if (verdict.retryAfterSeconds !== undefined) {
     const seconds = verdict.retryAfterSeconds;
     throw new AppError('RATE_LIMITED', `Too many requests; try again in ${seconds} s.`, {

@@ -2,7 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { parseWith } from '../../errors/parse-with.js';
 import type { Stage } from '../../http/edge.js';
-import { countersOf, judge, type RateLimitPolicy } from '../../http/rate-limits.js';
+import {
+  countersOf,
+  judge,
+  setLimitHeaders,
+  type RateLimitPolicy,
+} from '../../http/rate-limits.js';
 import { hasBody } from '../../http/request-target.js';
 import type { SessionCookie } from '../../http/session-cookie.js';
 import type { SharedState } from '../../state/shared-state.js';
@@ -87,7 +92,7 @@ export function createEventsStage(options: EventsStageOptions): Stage {
     // the last slot meanwhile.
     const client = admission.clientOf(req, caller);
     if (admission.refusal(client) !== undefined) return false;
-    for (const [name, value] of verdict.headers) res.setHeader(name, value);
+    setLimitHeaders(verdict, res);
     openStream(options, req, res, caller.credentials, includeArchived, client);
     return true;
   }
