@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { finished, type Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -60,7 +61,7 @@ export function createJsonTransport(options: {
 
   async function sendOnce(
     call: UpstreamCall<unknown>,
-    signal: AbortSignal,
+    signal: CallDeadline,
   ): Promise<UpstreamResponse> {
     const response = await poolFor(call).request({
       method: call.method,
@@ -111,10 +112,9 @@ function readBody(body: Readable): Promise<Buffer> {
 async function sendWithRetry<T>(
   call: UpstreamCall<T>,
   source: UpstreamSource,
-  sendOnce: (signal: AbortSignal) => Promise<UpstreamResponse>,
+  sendOnce: (signal: CallDeadline) => Promise<UpstreamResponse>,
 ): Promise<T> {
-  const timeout = deadlineSignal(call.deadlineMs);
-  const signal = call.signal ? AbortSignal.any([timeout.signal, call.signal]) : timeout.signal;
+  const signal = new CallDeadline(call.deadlineMs, call.signal);
   const deadline = Date.now() + call.deadlineMs;
   const retryPause = () => {
     const pause = RETRY_PAUSE_MS.min + Math.random() * (RETRY_PAUSE_MS.max - RETRY_PAUSE_MS.min);
@@ -131,29 +131,58 @@ async function sendWithRetry<T>(
       await sleep(pause);
     }
   } finally {
-    timeout.clear();
+    signal.clear();
   }
 }
 
 /**
- * A signal that aborts after `ms` as AbortSignal.timeout's does (a TimeoutError), whose timer
- * is cleared once the call is over. AbortSignal.timeout's own stays in the timer list for the
- * whole deadline: a miss every few milliseconds kept thousands of them (and what they hold)
- * alive for 5 s each, long enough to reach the old generation, where only a full collection
- * frees them.
+ * The signal undici aborts a call by: aborted after `ms` with a TimeoutError as
+ * AbortSignal.timeout's is, or with the reason of `outer` when that aborts first (a long-poll
+ * stopped). Its timer is cleared once the call is over: AbortSignal.timeout's own stays in the
+ * timer list for the whole deadline, and a miss every few milliseconds kept thousands of them
+ * (and what they hold) alive for 5 s each.
+ *
+ * An EventEmitter, which undici takes as a signal as well (`aborted`, `reason`, one `abort`
+ * event), and not an AbortController: on Node 20 an AbortSignal that is given a listener costs
+ * far more than an emitter that is. With one per upstream call, a search miss cost 0.92 of its
+ * CPU with this class (paired, three rounds; docs/log/measurements.md, 2026-11-28), and in a
+ * loop that only makes them, an AbortSignal given a listener ran at half the rate and brought
+ * ~20 full collections in 2 s where an emitter brought one.
  */
-function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () =>
-      controller.abort(
-        new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
-      ),
-    ms,
-  );
-  // Like AbortSignal.timeout's, it keeps no process alive by itself.
-  timer.unref();
-  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+export class CallDeadline extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  readonly #timer: NodeJS.Timeout;
+  readonly #outer: AbortSignal | undefined;
+  readonly #onOuter = (): void => this.#abort(this.#outer?.reason);
+
+  constructor(ms: number, outer?: AbortSignal) {
+    super();
+    this.#timer = setTimeout(
+      () =>
+        this.#abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      ms,
+    );
+    // Like AbortSignal.timeout's, it keeps no process alive by itself.
+    this.#timer.unref();
+    this.#outer = outer;
+    if (outer?.aborted) this.#abort(outer.reason);
+    else outer?.addEventListener('abort', this.#onOuter, { once: true });
+  }
+
+  /** The call is over: no timer left, nothing listened to. */
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#outer?.removeEventListener('abort', this.#onOuter);
+  }
+
+  #abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.clear();
+    this.emit('abort');
+  }
 }
 
 /**
@@ -164,8 +193,8 @@ function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
 async function attempt<T>(
   call: UpstreamCall<T>,
   source: UpstreamSource,
-  signal: AbortSignal,
-  sendOnce: (signal: AbortSignal) => Promise<UpstreamResponse>,
+  signal: CallDeadline,
+  sendOnce: (signal: CallDeadline) => Promise<UpstreamResponse>,
 ): Promise<{ value: T } | AppError> {
   let response: UpstreamResponse;
   try {
