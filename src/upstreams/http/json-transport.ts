@@ -143,11 +143,12 @@ async function sendWithRetry<T>(
  * (and what they hold) alive for 5 s each.
  *
  * An EventEmitter, which undici takes as a signal as well (`aborted`, `reason`, one `abort`
- * event), and not an AbortController: on Node 20 an AbortSignal that is given a listener costs
- * far more than an emitter that is. With one per upstream call, a search miss cost 0.92 of its
- * CPU with this class (paired, three rounds; docs/log/measurements.md, 2026-11-28), and in a
- * loop that only makes them, an AbortSignal given a listener ran at half the rate and brought
- * ~20 full collections in 2 s where an emitter brought one.
+ * event), and not an AbortController: on Node 20 an AbortSignal that is given a listener (undici
+ * gives one to every call) costs more than an emitter that is. In a loop that only makes them,
+ * an AbortSignal given a listener ran at half the rate and brought ~20 full collections in 2 s
+ * where an emitter brought one; against the build before, a search miss cost 0.92–1.00 of its
+ * CPU in five paired comparisons (docs/log/measurements.md, 2026-11-28). It also replaces
+ * `AbortSignal.any`, which retains its signals on Node 20.
  */
 export class CallDeadline extends EventEmitter {
   aborted = false;
