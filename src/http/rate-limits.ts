@@ -141,12 +141,12 @@ export function judge(
     : { headers, retryAfterSeconds: Math.max(1, Math.ceil(exhausted.resetMs / 1000)) };
 }
 
-/** Puts a verdict on the response; throws the 429 when it refuses the request. */
 /** The verdict's RateLimit headers on the answer, whoever sends it. */
 export function setLimitHeaders(verdict: RateLimitVerdict, res: ServerResponse): void {
   for (const [name, value] of verdict.headers) res.setHeader(name, value);
 }
 
+/** Puts a verdict on the response; throws the 429 when it refuses the request. */
 export function enforce(verdict: RateLimitVerdict, res: ServerResponse): void {
   setLimitHeaders(verdict, res);
   if (verdict.retryAfterSeconds !== undefined) {
