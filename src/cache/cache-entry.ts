@@ -79,7 +79,11 @@ const NEWLINE = 0x0a;
  * `"digest":"<digest>"` as that script looks for it (redis-shared-state.ts).
  */
 export function encodeEntry(entry: CacheEntry): Buffer {
-  const { header, bodies } = entryParts(entry);
+  return joinedParts(entryParts(entry));
+}
+
+/** The wire form from its two parts (entryParts), for a write that sends it whole. */
+export function joinedParts({ header, bodies }: { header: string; bodies: Buffer }): Buffer {
   return Buffer.concat([Buffer.from(header), bodies]);
 }
 

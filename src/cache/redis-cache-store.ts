@@ -2,7 +2,7 @@ import type { RedisConnection } from '../redis/redis-client.js';
 import type { Logger } from 'pino';
 import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import type { BodyLayer } from './body-layer.js';
-import { encodeEntry, entryParts, readStoredEntry, type CacheEntry } from './cache-entry.js';
+import { entryParts, joinedParts, readStoredEntry, type CacheEntry } from './cache-entry.js';
 import type { MadeEncoding } from './encodings.js';
 import type { Breaker } from '../resilience/circuit-breaker.js';
 import type { CacheStore } from './cache-store.js';
@@ -177,7 +177,7 @@ export function createRedisCacheStore(options: RedisCacheStoreOptions): CacheSto
         throttle,
         { kind: 'cache-write', key, message: 'cache write failed; entry dropped' },
         async () => {
-          if (release === undefined) await redis.set(key, encodeEntry(entry), 'PX', ttlMs);
+          if (release === undefined) await redis.set(key, joinedParts(parts), 'PX', ttlMs);
           else await storeAndRelease(redis, key, { parts, ttlMs, store }, release);
         },
       );
