@@ -62,8 +62,13 @@ export function renderResultList(
 /** Stands for the session token in a cached product: letters and digits, so links keep it as is. */
 const SID_MARK = 'SIMSIDMARK7f3a9c';
 
-/** Products as JSON with SID_MARK for the session token, by format, origin, position and id. */
-const productJson = new Map<string, string>();
+/**
+ * Products as JSON with SID_MARK for the session token: per product object (each simulator
+ * makes its own catalogue, so its seed, size and image host are in the object), then by format,
+ * origin and position. Keyed by the product's id instead, a simulator that got the port of an
+ * earlier one in the same process served that one's products (its images, its seed's offers).
+ */
+const productJson = new WeakMap<CatalogueProduct, Map<string, string>>();
 
 /**
  * `JSON.stringify(renderResultList(…))` with `queryDuration` set, byte for byte, made from each
@@ -81,11 +86,16 @@ export function renderResultListJson(
   const sid = formEncode(options.sid);
   const items = page.map(({ product }, index) => {
     const rp = start + index + 1;
-    const key = `${options.ld ? 'ld' : 'json'} ${options.origin} ${rp} ${product.id}`;
-    let json = productJson.get(key);
+    let forms = productJson.get(product);
+    if (forms === undefined) {
+      forms = new Map();
+      productJson.set(product, forms);
+    }
+    const key = `${options.ld ? 'ld' : 'json'} ${options.origin} ${rp}`;
+    let json = forms.get(key);
     if (json === undefined) {
       json = JSON.stringify(renderProduct(product, rp, { ...options, sid: SID_MARK }));
-      if (productJson.size < 100_000) productJson.set(key, json);
+      if (forms.size < 100) forms.set(key, json);
     }
     return json.replaceAll(SID_MARK, sid);
   });

@@ -341,6 +341,27 @@ describe('service behaviour', () => {
     expect(await answer(a)).not.toBe(await answer(c));
   });
 
+  it('when two simulators in one process link to the same origin, then each answers from its own catalogue', async () => {
+    // As a simulator that gets the port an earlier one in the same test worker had: the same
+    // origin in every link, another image host.
+    const publicOrigin = 'http://127.0.0.1:1';
+    const started = ['https://images-a.test', 'https://images-b.test'].map((imageHost) => {
+      const server = createSearchSimulator({ clientToken: TOKEN, publicOrigin, imageHost });
+      extra.push(server);
+      return server;
+    });
+    await Promise.all(started.map((server) => server.listen()));
+    for (const [server, host] of [
+      [started[0]!, 'https://images-a.test/'],
+      [started[1]!, 'https://images-b.test/'],
+    ] as const) {
+      const body = await search({ q: 'wireless headphones', k: '10' }, {}, server);
+      const images = body.itemListElement.flatMap((p) => (p.image ? [p.image.url] : []));
+      expect(images.length).toBeGreaterThan(0);
+      for (const url of images) expect(url.startsWith(host), url).toBe(true);
+    }
+  });
+
   it('when a 503 fault is switched on, then the next search gets it and the one after recovers', async () => {
     sim.faults.add({ fault: { kind: 'status', status: 503 }, pathPrefix: '/v1/search', times: 1 });
     const url = searchUrl(sim.origin, { q: 'books' });
