@@ -29,6 +29,11 @@ import { EnvSchema } from '../../config/env-schema.js';
  * command is run for real, against local servers on port 0.
  */
 
+/**
+ * A port nothing listens on: the suite's dead port (no test binds it; listeners take ports the
+ * kernel picks). A port freed a moment before may already be another test file's listener.
+ */
+const REFUSING_PORT = 9;
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 
 // --- docker-compose.yml ----------------------------------------------------------------------
@@ -447,17 +452,13 @@ describe('Dockerfile', () => {
   it("when the healthcheck command runs, then it exits 0 only on /healthz's 200 and 1 on failure, timeout or refusal", async () => {
     const healthy: RequestListener = (req, res) =>
       res.writeHead(req.url === '/healthz' ? 200 : 404).end();
-    const closedPort = await withServer(
-      () => undefined,
-      (port) => Promise.resolve(port),
-    );
     // The four probes at once: each starts a Node process, and one after another they took
     // most of the test's 20 s on a machine under stress-ng.
     const [ok, failing, hanging, refused] = await Promise.all([
       withServer(healthy, runHealthcheck),
       withServer((_req, res) => res.writeHead(503).end(), runHealthcheck),
       withServer(() => undefined, runHealthcheck),
-      runHealthcheck(closedPort),
+      runHealthcheck(REFUSING_PORT),
     ]);
     expect(ok).toBe(0);
     expect(failing).toBe(1);
@@ -468,13 +469,9 @@ describe('Dockerfile', () => {
   it('when OPS_PORT is set, then the probe asks the operations port, not PORT', async () => {
     const healthy: RequestListener = (req, res) =>
       res.writeHead(req.url === '/healthz' ? 200 : 404).end();
-    const closedPort = await withServer(
-      () => undefined,
-      (port) => Promise.resolve(port),
-    );
     const [onOps, onPortOnly] = await Promise.all([
-      withServer(healthy, (ops) => runHealthcheck(closedPort, { OPS_PORT: String(ops) })),
-      withServer(healthy, (port) => runHealthcheck(port, { OPS_PORT: String(closedPort) })),
+      withServer(healthy, (ops) => runHealthcheck(REFUSING_PORT, { OPS_PORT: String(ops) })),
+      withServer(healthy, (port) => runHealthcheck(port, { OPS_PORT: String(REFUSING_PORT) })),
     ]);
     expect(onOps).toBe(0);
     expect(onPortOnly).toBe(1);
