@@ -80,6 +80,18 @@ const SETTLE_MS = 2000;
  * is, and the warm-up column what a freshly started one (a deploy, a scale-out) pays first.
  */
 const WARM_UP_SECONDS = Number(process.env['BENCH_WARM_SECONDS'] ?? 10);
+/**
+ * Unmeasured load right before each window (BENCH_PRIME_SECONDS, default 3). Between its
+ * windows a row waits while every other row is measured. A server started with Node's defaults
+ * (the reference rows: a team's own route runs as `node server.js`) then lets V8's memory
+ * reducer shrink its heap, and its next window paid for growing it back: without the prime H
+ * cost 716-909 µs per request, 120-186 of them off the main thread, in two runs of
+ * 2026-11-28; with it 598-685 (53-65) in two runs the same hour and 624-824 (61-87) in a third
+ * (docs/log/measurements.md). The gateway runs with --no-memory-reducer (config/runtime.ts)
+ * and did not pay, so the ratios to H flattered it. With the prime each window measures
+ * a server under steady load, as a gateway and its peer are in production.
+ */
+const PRIME_SECONDS = Number(process.env['BENCH_PRIME_SECONDS'] ?? 3);
 const LOAD_CORE = 1;
 /**
  * G7's searches: Zipf (s = 1) over 5,000 queries, the cache cold again every 2,000 requests:
@@ -368,6 +380,9 @@ async function main(): Promise<void> {
         // The previous row's server collects its garbage once its load stops, on the same core:
         // let it settle so that it does not bill the next row.
         await sleep(SETTLE_MS);
+        if (PRIME_SECONDS > 0) {
+          await Promise.all(batch.map((row) => load(loadOptions(row, PRIME_SECONDS, `p${round}`))));
+        }
         // Both builds' rows of a round send the same sequence (the mix's salt is the round's).
         const windows = await Promise.all(
           batch.map((row) =>
