@@ -49,43 +49,10 @@ export interface CacheEntry extends Representation {
   readonly errorUntil: number;
 }
 
-/** Lets go of a representation's body (releaseBody); undefined for one that cannot. */
-const releasers = new WeakMap<Representation, () => void>();
-
-/**
- * The one way a representation is made: serialised once, digested once. Its body can be let
- * go of (`releaseBody`) once whoever made it for a load knows the last reader is done.
- */
+/** The one way a representation is made: serialised once, digested once. */
 export function toRepresentation(value: unknown, contentType: CachedContentType): Representation {
-  let body: Buffer | undefined = Buffer.from(JSON.stringify(value), 'utf8');
-  const digest = createHash('sha256').update(body).digest('base64url');
-  const representation: Representation = {
-    get body(): Buffer {
-      if (body === undefined)
-        throw new Error('a representation body was read after its load let go of it');
-      return body;
-    },
-    contentType,
-    digest,
-  };
-  releasers.set(representation, () => (body = undefined));
-  return representation;
-}
-
-/**
- * Lets go of a load's representation's body, so that the objects its request made before the
- * body existed (promises and async frames that V8 has often promoted by then, and that the
- * load's answer resolved) do not keep ~20 KB outside V8's heap until the next full collection:
- * a scavenge keeps whatever an old object points at, whether that object is alive or not, and
- * those bodies filled most of the heap cap's room between full collections. Against the build
- * before, both loaded at once: a miss at 0.95 of the CPU (0.95, 0.94, 0.91), the Zipf mix 0.97,
- * V8's helper threads at ~60% of their work, peak RSS unchanged (docs/log/measurements.md,
- * 2026-11-28). A read after this throws, so that a reader that came
- * too late fails loudly rather than sending nothing. The entry stored from it keeps its own
- * reference (toEntry copies the body), and so does anything else that copied it.
- */
-export function releaseBody(representation: Representation): void {
-  releasers.get(representation)?.();
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  return { body, contentType, digest: createHash('sha256').update(body).digest('base64url') };
 }
 
 const EntryHeader = z.strictObject({

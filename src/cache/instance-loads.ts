@@ -1,5 +1,5 @@
 import type { CacheWindows } from '../../config/load-config.js';
-import { releaseBody, type Representation } from './cache-entry.js';
+import type { Representation } from './cache-entry.js';
 import { RefreshedElsewhere, type FleetLoad, type Loaded } from './fleet-load.js';
 import type { FlightClaim } from './flight-coordinator.js';
 
@@ -56,20 +56,12 @@ export function createInstanceLoads(options: {
     const loaded = outcome.then((o) => o.representation);
     const record: InFlight = { loaded, waiting: () => waiting, background };
     inflight.set(key, record);
-    let made: Representation | undefined;
     const write = outcome
-      .then((result) => {
-        made = result.representation;
-        return options.store(key, windows, result);
-      })
+      .then((result) => options.store(key, windows, result))
       .catch(() => undefined)
       .finally(() => {
         if (inflight.get(key) === record) inflight.delete(key);
         writes.delete(write);
-        // Every request that took this load's answer took it before the key left the map, and
-        // reads the body in the same run of promise jobs (none waits on I/O between): they are
-        // all done once the event loop comes round to its immediates.
-        if (made !== undefined) setImmediate(releaseBody, made);
       });
     writes.add(write);
     return loaded;
