@@ -231,7 +231,9 @@ describe('one queue per deployment', () => {
       'a holder',
     );
     const [a, b] = (await stateOf(one)) === 'polling' ? [one, two] : [two, one];
-    expect(await stateOf(b)).toBe('standby');
+    // The other is 'off' until its first try for the lease has come back from Redis.
+    await until(async () => (await stateOf(b)) === 'standby', 'the other on standby');
+    expect(await stateOf(a)).toBe('polling');
     gateways.splice(gateways.indexOf(a), 1);
     await a.close();
     await until(() => Promise.resolve(registrations().length === 2), 'the takeover', 15_000);
