@@ -49,10 +49,59 @@ export interface CacheEntry extends Representation {
   readonly errorUntil: number;
 }
 
-/** The one way a representation is made: serialised once, digested once. */
+/** Lets go of a representation's body (releaseBody); none for one that cannot. */
+const releasers = new WeakMap<Representation, () => void>();
+
+/** A representation whose body one owner can let go of (`releaseBody`). */
+function releasable(body: Buffer, contentType: CachedContentType, digest: string): Representation {
+  let held: Buffer | undefined = body;
+  const representation: Representation = {
+    get body(): Buffer {
+      if (held === undefined)
+        throw new Error('a representation body was read after its owner let go of it');
+      return held;
+    },
+    contentType,
+    digest,
+  };
+  releasers.set(representation, () => (held = undefined));
+  return representation;
+}
+
+/**
+ * The one way a representation is made: serialised once, digested once. What a load makes is
+ * shared by the requests that took the load and by its cache write; the load lets go of its
+ * body once the write has settled (instance-loads.ts), and each request reads its own copy
+ * (`takeRepresentation`).
+ */
 export function toRepresentation(value: unknown, contentType: CachedContentType): Representation {
   const body = Buffer.from(JSON.stringify(value), 'utf8');
-  return { body, contentType, digest: createHash('sha256').update(body).digest('base64url') };
+  return releasable(body, contentType, createHash('sha256').update(body).digest('base64url'));
+}
+
+/**
+ * A request's own hold on a load's representation, taken as the load answers it (in the same
+ * run of promise jobs, before the load can let go): it keeps the body for as long as the
+ * request holds it, whatever the load does, and the request may let go of it in turn once it
+ * has sent it (`releaseBody`). A stored entry is handed out as it is: nobody lets go of one.
+ */
+export function takeRepresentation(representation: Representation): Representation {
+  if (!releasers.has(representation)) return representation;
+  return releasable(representation.body, representation.contentType, representation.digest);
+}
+
+/**
+ * Lets go of a representation's body; nothing for one that cannot (a stored entry). A request
+ * in flight lives ~40 ms and a scavenge comes every ~49, so the promises and async frames a
+ * miss makes at its start are often promoted before its body exists; once they are resolved
+ * with the representation, a scavenge keeps whatever they point at, alive or not, until the
+ * next full collection, and those ~20 KB bodies outside V8's heap filled most of the heap
+ * cap's room between full collections (docs/performance.md, "where the rest is"). Letting go
+ * empties the representation, so what still points at it keeps nothing. A read after this
+ * throws, so that a reader that came too late fails loudly rather than sending nothing.
+ */
+export function releaseBody(representation: Representation): void {
+  releasers.get(representation)?.();
 }
 
 const EntryHeader = z.strictObject({

@@ -3,7 +3,7 @@ import type { CacheWindows } from '../../config/load-config.js';
 import { isUpstreamFailure } from '../errors/upstream-failure.js';
 import { createLogThrottle, type LogThrottle } from '../logging/log-throttle.js';
 import { statusOf } from '../errors/to-problem.js';
-import type { CacheEntry, Representation } from './cache-entry.js';
+import { takeRepresentation, type CacheEntry, type Representation } from './cache-entry.js';
 import { hitParams, type CacheOutcome, type CacheStatus } from './cache-status.js';
 import type { CacheStore } from './cache-store.js';
 import type { MadeEncoding } from './encodings.js';
@@ -144,7 +144,8 @@ export function createCachedLoader(options: CachedLoaderOptions): CachedLoader {
     }
     const { loaded, collapsed } = loads.once(key, windows, load, call.known?.claim);
     try {
-      return miss(await loaded, collapsed);
+      // The request's own hold on the body: the load lets go of its own once its write settles.
+      return miss(takeRepresentation(await loaded), collapsed);
     } catch (error) {
       const stale = staleIfError(entry, t, error, key, keeper);
       if (stale === undefined) throw error;

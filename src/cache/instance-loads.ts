@@ -1,5 +1,5 @@
 import type { CacheWindows } from '../../config/load-config.js';
-import type { Representation } from './cache-entry.js';
+import { releaseBody, type Representation } from './cache-entry.js';
 import { RefreshedElsewhere, type FleetLoad, type Loaded } from './fleet-load.js';
 import type { FlightClaim } from './flight-coordinator.js';
 
@@ -56,12 +56,21 @@ export function createInstanceLoads(options: {
     const loaded = outcome.then((o) => o.representation);
     const record: InFlight = { loaded, waiting: () => waiting, background };
     inflight.set(key, record);
+    let made: Representation | undefined;
     const write = outcome
-      .then((result) => options.store(key, windows, result))
+      .then((result) => {
+        made = result.representation;
+        return options.store(key, windows, result);
+      })
       .catch(() => undefined)
       .finally(() => {
         if (inflight.get(key) === record) inflight.delete(key);
         writes.delete(write);
+        // Every request that took this load took it before the key left the map, and took its
+        // own hold on the body as the load answered it (takeRepresentation, in the same run of
+        // promise jobs): once the event loop comes round to its immediates, the load's own
+        // representation has no reader left.
+        if (made !== undefined) setImmediate(releaseBody, made);
       });
     writes.add(write);
     return loaded;

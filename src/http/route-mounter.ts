@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response, Router } from 'express';
 import type { CacheWindows } from '../../config/load-config.js';
-import type { Representation } from '../cache/cache-entry.js';
+import { releaseBody, type Representation } from '../cache/cache-entry.js';
 import type { CachedLoader } from '../cache/cached-loader.js';
 import type { CachedRoute } from './hit-path.js';
 import {
@@ -177,6 +177,9 @@ export function createRouteMounter<C, G extends RouteGuards>(
           ...result,
           ...(vary ? { vary } : {}),
         });
+        // Sent (a compression under way holds its own reference): the route's frames, often
+        // promoted by now, keep nothing outside V8's heap until the next full collection.
+        releaseBody(result.representation);
       };
       mountMethod(router, spec, answer);
 

@@ -53,7 +53,9 @@ export function sendEncoded(
   res: ServerResponse,
   representation: EncodableRepresentation,
 ): MadeEncoding | undefined {
-  const coding = codingFor(req, res, representation.body.length, representation.contentType);
+  // Read once: the caller may let go of the representation's body once this returns.
+  const { body } = representation;
+  const coding = codingFor(req, res, body.length, representation.contentType);
   const etag = etagOf(representation, coding);
   res.setHeader('ETag', etag);
   if (matches(req.headers['if-none-match'], etag)) {
@@ -62,7 +64,7 @@ export function sendEncoded(
     return undefined;
   }
   if (coding === 'identity') {
-    writeBody(res, representation, representation.body);
+    writeBody(res, representation, body);
     return undefined;
   }
   const stored = representation.encoded?.[coding];
@@ -80,7 +82,7 @@ export function sendEncoded(
       // zlib does not fail on a buffer; if it ever did, the body is still worth sending.
       if (res.headersSent) return;
       res.setHeader('ETag', etagOf(representation, 'identity'));
-      writeBody(res, representation, representation.body);
+      writeBody(res, representation, body);
     },
   );
   return undefined;
