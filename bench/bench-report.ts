@@ -104,6 +104,11 @@ export function report(input: ReportInput): void {
         .map((r) => r.peakRssMb),
     ),
     g1zWireShare: input.g1zWireShare,
+    roundsCpu: new Map(
+      input.rows
+        .filter((r) => r.baselineOf === undefined)
+        .map((r) => [r.name, r.windows.map((w) => w.cpuMicrosPerRequest)]),
+    ),
     baselineMix:
       input.baselineRev === undefined
         ? undefined
