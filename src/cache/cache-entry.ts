@@ -71,7 +71,7 @@ function releasable(body: Buffer, contentType: CachedContentType, digest: string
 /**
  * The one way a representation is made: serialised once, digested once. What a load makes is
  * shared by the requests that took the load and by its cache write; the load lets go of its
- * body once the write has settled (instance-loads.ts), and each request reads its own copy
+ * body once the write has settled (instance-loads.ts), and each request reads through its own hold
  * (`takeRepresentation`).
  */
 export function toRepresentation(value: unknown, contentType: CachedContentType): Representation {
@@ -96,7 +96,7 @@ export function takeRepresentation(representation: Representation): Representati
  * miss makes at its start are often promoted before its body exists; once they are resolved
  * with the representation, a scavenge keeps whatever they point at, alive or not, until the
  * next full collection, and those ~20 KB bodies outside V8's heap filled most of the heap
- * cap's room between full collections (docs/performance.md, "where the rest is"). Letting go
+ * cap's room between full collections (docs/performance.md, "Settled by measurement"). Letting go
  * empties the representation, so what still points at it keeps nothing. A read after this
  * throws, so that a reader that came too late fails loudly rather than sending nothing.
  */
